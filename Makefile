@@ -1,0 +1,41 @@
+# Data into TensorFlow: the whole set-up is `make lab` (open the course) and `make test` (check it).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+# Kernels from this .venv win over any user-level "python3" kernelspec.
+export JUPYTER_PREFER_ENV_PATH := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: lab test data data-verify notebooks lint bench doctor clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade --quiet pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	cd notebooks && ../$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider notebooks
+
+data: $(STAMP)
+	$(BIN)/python -m tutorial_lib data build
+
+data-verify: $(STAMP)
+	$(BIN)/python -m tutorial_lib data verify
+
+notebooks: $(STAMP)
+	$(BIN)/python -m tutorial_lib notebooks $(NB)
+
+lint: $(STAMP)
+	$(BIN)/ruff check tutorial_lib tests notebooks
+
+doctor: $(STAMP)
+	$(BIN)/python -m tutorial_lib doctor
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

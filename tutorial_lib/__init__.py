@@ -1,0 +1,1 @@
+"""Plumbing for the "Data into TensorFlow" course."""
