@@ -202,21 +202,27 @@ def parse_digit_example(serialized):
     return image, features["label"]
 
 
+def read_records(path: str | os.PathLike) -> list[bytes]:
+    """Read the raw records of a TFRecord file, naming the file and record if one is corrupt."""
+    tf = _tf()
+    path = _check_exists(Path(path))
+    records, iterator = [], iter(tf.data.TFRecordDataset(str(path)))
+    while True:
+        try:
+            records.append(next(iterator).numpy())
+        except StopIteration:
+            return records
+        except tf.errors.DataLossError as err:
+            raise DataFileError(path, f"is corrupted ({err.message.splitlines()[0]})", record=len(records),
+                                hint=f"The file was damaged after it was written. {REBUILD_HINT}") from None
+
+
 def read_digits_tfrecord(paths: Iterable[str | os.PathLike]) -> Digits:
-    """Read TFRecord files of digit Examples, naming the file and record of any corrupt entry."""
+    """Read TFRecord files of digit Examples, naming the file and record of any bad entry."""
     tf = _tf()
     images, labels = [], []
     for path in map(Path, paths):
-        records = iter(tf.data.TFRecordDataset(str(_check_exists(path))))
-        index = 0
-        while True:
-            try:
-                serialized = next(records)
-            except StopIteration:
-                break
-            except tf.errors.DataLossError as err:
-                raise DataFileError(path, f"is corrupted ({err.message.splitlines()[0]})", record=index,
-                                    hint=f"The file was damaged after it was written. {REBUILD_HINT}") from None
+        for index, serialized in enumerate(read_records(path)):
             try:
                 image, label = parse_digit_example(serialized)
             except tf.errors.InvalidArgumentError as err:
@@ -224,7 +230,6 @@ def read_digits_tfrecord(paths: Iterable[str | os.PathLike]) -> Digits:
                                     record=index, hint=f"Expected features {DIGIT_FEATURES}") from None
             images.append(image.numpy())
             labels.append(int(label))
-            index += 1
     return Digits(np.stack(images), np.asarray(labels, np.int64))
 
 
@@ -237,7 +242,7 @@ def load_digits(split: str = "train", fmt: str = "bin") -> Digits:
 def write_digits_csv(path: Path, digits: Digits) -> None:
     """Write digits as CSV: a header line, then `label,pixel...` per image."""
     lines = [",".join(csv_header(digits.images.shape[1:]))]
-    for image, label in zip(digits.images, digits.labels):
+    for image, label in zip(digits.images, digits.labels, strict=True):
         lines.append(f"{label}," + ",".join(map(str, image.reshape(-1).tolist())))
     path.write_text("\n".join(lines) + "\n")
 
@@ -253,7 +258,7 @@ def write_digits_tfrecord(path: Path, digits: Digits) -> None:
     """Write one tf.train.Example per digit (serialized deterministically)."""
     tf = _tf()
     with tf.io.TFRecordWriter(str(path)) as writer:
-        for image, label in zip(digits.images, digits.labels):
+        for image, label in zip(digits.images, digits.labels, strict=True):
             writer.write(digit_example(image, label).SerializeToString(deterministic=True))
 
 
@@ -488,20 +493,15 @@ def molecules_file() -> Path:
 
 def read_molecules(path: str | os.PathLike | None = None) -> list[Molecule]:
     """Read molecules from a TFRecord file, checking each record's atom count."""
-    tf = _tf()
     path = Path(path) if path is not None else molecules_file()
     molecules = []
-    try:
-        for index, serialized in enumerate(tf.data.TFRecordDataset(str(_check_exists(path)))):
-            parsed = parse_molecule(serialized)
-            species, positions = parsed["species"].numpy(), parsed["positions"].numpy()
-            if not (len(species) == len(positions) and MIN_ATOMS <= len(species) <= MAX_ATOMS):
-                raise DataFileError(path, f"has {len(species)} species for {len(positions)} positions",
-                                    record=index, hint=f"Each molecule has {MIN_ATOMS}-{MAX_ATOMS} atoms")
-            molecules.append(Molecule(species, positions, float(parsed["energy"])))
-    except tf.errors.DataLossError as err:
-        raise DataFileError(path, f"is corrupted ({err.message.splitlines()[0]})", record=len(molecules),
-                            hint=REBUILD_HINT) from None
+    for index, serialized in enumerate(read_records(path)):
+        parsed = parse_molecule(serialized)
+        species, positions = parsed["species"].numpy(), parsed["positions"].numpy()
+        if not (len(species) == len(positions) and MIN_ATOMS <= len(species) <= MAX_ATOMS):
+            raise DataFileError(path, f"has {len(species)} species for {len(positions)} positions",
+                                record=index, hint=f"Each molecule has {MIN_ATOMS}-{MAX_ATOMS} atoms")
+        molecules.append(Molecule(species, positions, float(parsed["energy"])))
     return molecules
 
 
