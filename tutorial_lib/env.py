@@ -2,26 +2,68 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import platform
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
-# Only these two, set before TensorFlow is first imported, silence the C++ start-up banner
-# (INFO and WARNING lines); ERROR lines still reach the notebook.
+# Set before TensorFlow is first imported, these silence the C++ INFO and WARNING lines of its start-up;
+# ERROR lines still print.
 _QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
+
+# Lines TensorFlow's C++ side prints at start-up whatever the log level, that say nothing is wrong.
+_BENIGN = [
+    re.compile(r"^WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR$"),
+    re.compile(r"cudart_stub\.cc:\d+\] Could not find cuda drivers on your machine, GPU will not be used"),
+    re.compile(r"Unable to register cu(DNN|FFT|BLAS) factory"),
+]
+# Failing to start CUDA is only benign when the machine has no NVIDIA device at all.
+_NO_GPU_BENIGN = [re.compile(r"cuda_platform\.cc:\d+\] failed call to cuInit")]
+
+
+def _benign(line: str) -> bool:
+    patterns = _BENIGN + ([] if Path("/dev/nvidiactl").exists() else _NO_GPU_BENIGN)
+    return not line.strip() or any(p.search(line) for p in patterns)
+
+
+@contextlib.contextmanager
+def _filtered_native_stderr() -> Iterator[None]:
+    """Capture what C++ code writes to file descriptor 2, then pass on every line that is not benign."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            kept = [line for line in captured.read().decode(errors="replace").splitlines() if not _benign(line)]
+            if kept:
+                print("\n".join(kept), file=sys.stderr)
 
 
 def import_tensorflow(quiet: bool = True) -> ModuleType:
     """Import TensorFlow without the C++ banner or deprecation spam; real errors still show."""
-    if quiet:
-        for key, value in _QUIET_ENV.items():
-            os.environ.setdefault(key, value)
-    import tensorflow as tf
+    if not quiet or "tensorflow" in sys.modules:
+        import tensorflow as tf
 
-    if quiet:
-        # Deprecation notices of tf.compat.v1 are logged at WARNING; errors are logged at ERROR.
-        tf.get_logger().setLevel(logging.ERROR)
+        return tf
+    for key, value in _QUIET_ENV.items():
+        os.environ.setdefault(key, value)
+    with _filtered_native_stderr():
+        import tensorflow as tf
+
+        tf.config.list_physical_devices()  # initialises the device platforms, which print at that moment
+    # Deprecation notices of tf.compat.v1 are logged at WARNING; errors are logged at ERROR.
+    tf.get_logger().setLevel(logging.ERROR)
     return tf
 
 

@@ -1,0 +1,35 @@
+"""TensorFlow imports quietly, but real errors written by native code still reach the user."""
+
+import os
+import subprocess
+import sys
+
+from tutorial_lib import env
+
+
+def test_import_prints_nothing_but_tensorflow_works():
+    code = ("from tutorial_lib.env import import_tensorflow\n"
+            "tf = import_tensorflow()\n"
+            "print(int(tf.reduce_sum(tf.constant([1, 2, 3]))))\n"
+            "tf.compat.v1.Session(graph=tf.Graph()).close()\n")
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("TF_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "6\n"
+    assert done.stderr == "", f"noise on stderr: {done.stderr!r}"
+
+
+def test_native_error_lines_are_passed_on_and_benign_ones_dropped(capfd):
+    with env._filtered_native_stderr():
+        os.write(2, b"WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n")
+        os.write(2, b"I0000 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used.\n")
+        os.write(2, b"E0000 kernel.cc:12] something real went wrong\n")
+    err = capfd.readouterr().err
+    assert "something real went wrong" in err
+    assert "absl" not in err and "cudart_stub" not in err
+
+
+def test_device_name_is_cpu_or_gpu():
+    assert env.device_name() in ("/CPU:0", "/GPU:0")
+    facts = env.describe()
+    assert facts["device used"] == env.device_name() and facts["tensorflow"]
