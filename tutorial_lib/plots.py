@@ -40,3 +40,29 @@ def _figure(rows: int, columns: int, **options) -> tuple[Figure, np.ndarray]:
     fig, axes = plt.subplots(rows, columns, layout="constrained", **options)
     plt.close(fig)
     return fig, axes
+
+
+def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel: str = "loss",
+                title: str = "") -> Figure:
+    """Draw one line per named curve on shared axes."""
+    fig, ax = _figure(1, 1, figsize=(6, 3))
+    for (name, values), style in zip(curves.items(), ["-", "--", ":", "-."] * 4, strict=False):
+        ax.plot(np.arange(len(values)), values, style, label=name)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    ax.legend()
+    return fig
+
+
+def show_feed_cost(batch_sizes: Sequence[int], bytes_per_step: Sequence[int], fed_ms: Sequence[float],
+                   stored_ms: Sequence[float]) -> Figure:
+    """Draw bytes copied per feed, and step time fed vs already in the graph, against batch size."""
+    fig, (left, right) = _figure(1, 2, figsize=(9, 3))
+    left.bar([str(b) for b in batch_sizes], np.asarray(bytes_per_step) / 1e6, color="tab:purple")
+    left.set(xlabel="batch_size", ylabel="MB copied per step", title="What a feed copies")
+    positions = np.arange(len(batch_sizes))
+    right.bar(positions - 0.2, fed_ms, 0.4, label="fed with feed_dict")
+    right.bar(positions + 0.2, stored_ms, 0.4, label="already in the graph")
+    right.set_xticks(positions, [str(b) for b in batch_sizes])
+    right.set(xlabel="batch_size", ylabel="ms per step (median)", yscale="log", title="What it costs")
+    right.legend()
+    return fig

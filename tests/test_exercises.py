@@ -1,0 +1,80 @@
+"""Every checker accepts the reference solution and rejects typical wrong answers with the right hint."""
+
+import numpy as np
+import pytest
+
+from tutorial_lib import exercises as ex
+
+
+def verdict_and_output(capsys, checker, answer):
+    verdict = checker(answer)
+    return bool(verdict), capsys.readouterr().out
+
+
+def not_done(*args, **kwargs):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("checker", [ex.check_feed_bytes, ex.check_logits_feed, ex.check_feed_batches])
+def test_unfinished_exercise_reports_not_done_yet(capsys, checker):
+    passed, out = verdict_and_output(capsys, checker, not_done)
+    assert not passed and "not done yet" in out
+
+
+def test_crashing_answer_is_reported_without_passing(capsys):
+    passed, out = verdict_and_output(capsys, ex.check_feed_bytes, lambda b: 1 / 0)
+    assert not passed and "ZeroDivisionError" in out
+
+
+# --- 01_feeding ---------------------------------------------------------------------------------------
+
+def test_feed_bytes(capsys):
+    assert verdict_and_output(capsys, ex.check_feed_bytes, lambda b: b * 784 * 4 + b * 8)[0]
+    passed, out = verdict_and_output(capsys, ex.check_feed_bytes, lambda b: b * 784 * 4)
+    assert not passed and "labels are fed too" in out
+    passed, out = verdict_and_output(capsys, ex.check_feed_bytes, lambda b: b * 784 + b * 8)
+    assert not passed and "float32" in out
+    passed, out = verdict_and_output(capsys, ex.check_feed_bytes, lambda b: 3)
+    assert not passed and "expected" in out and "3136" not in out.split("Hint")[1]
+
+
+def test_logits_feed(capsys):
+    def reference(logits, batch_size):
+        return {logits: np.zeros([batch_size, 10], np.float32)}
+
+    assert verdict_and_output(capsys, ex.check_logits_feed, reference)[0]
+
+    def feeds_images(logits, batch_size):
+        images = logits.graph.get_tensor_by_name("images:0")
+        return {images: np.zeros([batch_size, 784], np.float32)}
+
+    passed, out = verdict_and_output(capsys, ex.check_logits_feed, feeds_images)
+    assert not passed and "feed the tensor whose value" in out
+
+    def wrong_values(logits, batch_size):
+        return {logits: np.eye(batch_size, 10, dtype=np.float32) * 5}
+
+    passed, out = verdict_and_output(capsys, ex.check_logits_feed, wrong_values)
+    assert not passed and "equal logits" in out
+
+
+def test_feed_batches(capsys):
+    def reference(images, labels, batch_size):
+        for start in range(0, len(labels), batch_size):
+            yield images[start:start + batch_size], labels[start:start + batch_size]
+
+    assert verdict_and_output(capsys, ex.check_feed_batches, reference)[0]
+
+    def drops_last(images, labels, batch_size):
+        for start in range(0, len(labels) - batch_size + 1, batch_size):
+            yield images[start:start + batch_size], labels[start:start + batch_size]
+
+    passed, out = verdict_and_output(capsys, ex.check_feed_batches, drops_last)
+    assert not passed and "smaller final batch" in out
+
+    def shuffled(images, labels, batch_size):
+        order = np.random.default_rng(0).permutation(len(labels))
+        yield from reference(images[order], labels[order], batch_size)
+
+    passed, out = verdict_and_output(capsys, ex.check_feed_batches, shuffled)
+    assert not passed and "order" in out

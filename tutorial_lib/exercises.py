@@ -1,0 +1,140 @@
+"""Checkers for the notebooks' exercises: specific, friendly feedback that never reveals the solution.
+
+Every checker takes the student's function (or value), tries it on cases of its own, and prints one of
+    "✅ Exercise ...: passed"
+    "❌ Exercise ...: not yet -- <what was expected, what came back>. Hint: <hint>"
+    "⏳ Exercise ...: not done yet (the cell still raises NotImplementedError)."
+and returns a Verdict that is true only when the answer is right, so a test can assert on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+class Mismatch(AssertionError):
+    """A wrong answer: what was expected, what came back, and a hint that does not give it away."""
+
+    def __init__(self, expected: str, got: str, hint: str):
+        super().__init__(f"expected {expected}, got {got}")
+        self.expected, self.got, self.hint = expected, got, hint
+
+
+class Verdict:
+    """The outcome of a check: true when passed; `message` is what was printed."""
+
+    def __init__(self, passed: bool, message: str):
+        self.passed, self.message = passed, message
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        return f"Verdict(passed={self.passed})"
+
+    def _ipython_display_(self) -> None:
+        """Show nothing more in a notebook: the feedback was already printed."""
+
+
+def run_check(title: str, check: Callable[[], None]) -> Verdict:
+    """Run one check, print friendly feedback, and return the verdict."""
+    try:
+        check()
+    except NotImplementedError:
+        message, passed = f"⏳ {title}: not done yet (the cell still raises NotImplementedError).", False
+    except Mismatch as wrong:
+        message = f"❌ {title}: not yet -- expected {wrong.expected}, got {wrong.got}.\n   Hint: {wrong.hint}"
+        passed = False
+    except Exception as error:  # the student's code crashed: say how, without a traceback wall
+        first_line = (str(error).splitlines() or [""])[0][:300]
+        message, passed = f"❌ {title}: your code raised {type(error).__name__}: {first_line}", False
+    else:
+        message, passed = f"✅ {title}: passed", True
+    print(message)
+    return Verdict(passed, message)
+
+
+def expect_equal(got: Any, expected: Any, hint: str, what: str = "") -> None:
+    """Raise Mismatch unless got == expected (arrays compared element-wise, with shapes)."""
+    if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
+        got_array, expected_array = np.asarray(got), np.asarray(expected)
+        if got_array.shape != expected_array.shape:
+            raise Mismatch(f"{what}shape {expected_array.shape}", f"shape {got_array.shape}", hint)
+        if not np.array_equal(got_array, expected_array):
+            raise Mismatch(f"{what}the reference values", "different values", hint)
+        return
+    if got != expected:
+        raise Mismatch(f"{what}{expected!r}", repr(got), hint)
+
+
+# ----------------------------------------------------------------------------------------------------
+# 01_feeding
+# ----------------------------------------------------------------------------------------------------
+
+def check_feed_bytes(feed_bytes: Callable[[int], int]) -> Verdict:
+    """Exercise 01.1: bytes copied per step when feeding float32 [batch, 784] images and int64 labels."""
+    def check() -> None:
+        for batch_size in (1, 32, 100):
+            got = feed_bytes(batch_size)
+            images, labels = 784 * 4 * batch_size, 8 * batch_size
+            if got == images:
+                raise Mismatch(f"{images + labels} for batch_size={batch_size}", str(got),
+                               "The labels are fed too.")
+            if got == 784 * batch_size + labels or got == 784 * batch_size:
+                raise Mismatch(f"{images + labels} for batch_size={batch_size}", str(got),
+                               "The images are fed as float32 after scaling, not as the uint8 bytes on disk.")
+            expect_equal(got, images + labels, "Count both arrays: element count times bytes per element "
+                         "(ndarray.nbytes tells you).", f"for batch_size={batch_size}: ")
+    return run_check("Exercise 1 (bytes per feed)", check)
+
+
+def check_logits_feed(make_feed: Callable[[Any, int], dict]) -> Verdict:
+    """Exercise 01.2: a feed_dict that makes the loss exactly ln(10) without touching the graph."""
+    from tutorial_lib.env import import_tensorflow
+
+    tf = import_tensorflow()
+    v1 = tf.compat.v1
+
+    def check() -> None:
+        rng = np.random.default_rng(1)
+        with tf.Graph().as_default():
+            images = v1.placeholder(tf.float32, [None, 784], name="images")
+            labels = v1.placeholder(tf.int64, [None], name="labels")
+            weights = tf.constant(rng.normal(size=(784, 10)).astype(np.float32))
+            bias = tf.constant(rng.normal(size=10).astype(np.float32))
+            logits = tf.matmul(images, weights) + bias
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+            feed = make_feed(logits, 5)
+            if not isinstance(feed, dict):
+                raise Mismatch("a dict {tensor: value}", type(feed).__name__, "Return a feed_dict.")
+            if images in feed and logits not in feed:
+                raise Mismatch("the loss to be ln(10)", "a feed of the images",
+                               "Feeding the images still goes through the weights; feed the tensor whose value "
+                               "you want to fix.")
+            feed = {**feed, labels: np.arange(5) % 10}
+            with v1.Session() as sess:
+                value = sess.run(loss, feed)
+        if not math.isclose(value, math.log(10), rel_tol=1e-5):
+            raise Mismatch(f"loss {math.log(10):.4f}", f"{value:.4f}",
+                           "A softmax over equal logits gives every class probability 1/10.")
+    return run_check("Exercise 2 (feed any tensor)", check)
+
+
+def check_feed_batches(batches: Callable[[np.ndarray, np.ndarray, int], Any]) -> Verdict:
+    """Exercise 01.3: split arrays into feed batches in order, keeping the smaller final batch."""
+    def check() -> None:
+        images = np.arange(23 * 2, dtype=np.float32).reshape(23, 2)
+        labels = np.arange(23, dtype=np.int64)
+        got = list(batches(images, labels, 5))
+        sizes = [len(b[1]) for b in got]
+        if sizes == [5, 5, 5, 5]:
+            raise Mismatch("5 batches for 23 examples and batch_size 5", "4 batches",
+                           "The last 3 examples make a smaller final batch; do not drop them.")
+        expect_equal(sizes, [5, 5, 5, 5, 3], "Step through the examples batch_size at a time.", "batch sizes ")
+        expect_equal(np.concatenate([b[1] for b in got]), labels, "Keep the examples in their order.", "labels ")
+        expect_equal(np.concatenate([b[0] for b in got]), images, "Slice images and labels alike.", "images ")
+    return run_check("Exercise 3 (batches to feed)", check)
