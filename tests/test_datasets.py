@@ -182,3 +182,34 @@ def test_ptb_word_missing_from_training_is_named(tmp_path):
         (tmp_path / f"ptb.{split}.txt").write_text(text)
     with pytest.raises(ds.DataFileError, match=r"ptb\.valid\.txt: token 1 \('zebra'\)"):
         ds.load_ptb(tmp_path)
+
+
+# --- "skip bad records" skips, and always says how many and where ------------------------------------
+
+def test_csv_skip_bad_reports_every_skipped_row(tmp_path, capsys):
+    bad = tmp_path / "mixed.csv"
+    good = (DATA / "digits" / "test.csv").read_text().splitlines()[:6]
+    bad.write_text("\n".join(good[:3] + ["7,0,0,0"] + good[3:5] + ["x" + good[5]]) + "\n")
+    digits = ds.read_digits_csv([bad], skip_bad=True)
+    assert len(digits.labels) == 4 and len(digits.skipped) == 2
+    assert [e.row for e in digits.skipped] == [4, 7]
+    err = capsys.readouterr().err
+    assert "skipped 2 bad record(s)" in err and "mixed.csv, row 4" in err and "mixed.csv, row 7" in err
+
+
+def test_fixed_length_skip_bad_keeps_whole_records(tmp_path, capsys):
+    bad = tmp_path / "cut.bin"
+    bad.write_bytes((DATA / "digits" / "test.bin").read_bytes()[:785 * 3 + 100])
+    digits = ds.read_fixed_length([bad], skip_bad=True)
+    assert len(digits.labels) == 3 and len(digits.skipped) == 1
+    assert "skipped 1 bad record(s)" in capsys.readouterr().err
+
+
+def test_tfrecord_skip_bad_keeps_the_records_before_the_damage(tmp_path, capsys):
+    bad = tmp_path / "flipped.tfrecord"
+    raw = bytearray((DATA / "digits" / "test.tfrecord").read_bytes())
+    raw[891 * 5 + 100] ^= 0xFF
+    bad.write_bytes(bytes(raw))
+    digits = ds.read_digits_tfrecord([bad], skip_bad=True)
+    assert len(digits.labels) == 5 and digits.skipped[0].record == 5
+    assert "flipped.tfrecord, record 5" in capsys.readouterr().err

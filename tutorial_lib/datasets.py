@@ -22,6 +22,7 @@ import hashlib
 import importlib.util
 import math
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -87,10 +88,19 @@ SHUFFLE_SEED = 2026
 
 
 class Digits(NamedTuple):
-    """Images as uint8 [N, height, width, depth] and labels as int64 [N]."""
+    """Images as uint8 [N, height, width, depth], labels as int64 [N], and the bad records skipped."""
 
     images: np.ndarray
     labels: np.ndarray
+    skipped: tuple[DataFileError, ...] = ()
+
+
+def report_skipped(skipped: Sequence[DataFileError]) -> None:
+    """Say on stderr how many bad records were skipped, and where: skipping is never silent."""
+    if skipped:
+        shown = "; ".join(str(error).split(". ")[0] for error in skipped[:3])
+        more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+        print(f"skipped {len(skipped)} bad record(s): {shown}{more}", file=sys.stderr)
 
 
 def digit_files(fmt: str, split: str = "train") -> list[Path]:
@@ -107,19 +117,28 @@ def csv_header(image_shape: Sequence[int] = DIGIT_SHAPE) -> list[str]:
     return ["label"] + [f"p{i}" for i in range(int(np.prod(image_shape)))]
 
 
-def read_digits_csv(paths: Iterable[str | os.PathLike], image_shape: Sequence[int] = DIGIT_SHAPE) -> Digits:
-    """Read CSV files of `label,pixel...` rows (one header line) into images and labels."""
+def read_digits_csv(paths: Iterable[str | os.PathLike], image_shape: Sequence[int] = DIGIT_SHAPE,
+                    skip_bad: bool = False) -> Digits:
+    """Read CSV files of `label,pixel...` rows (one header line); bad rows raise, or are skipped and reported."""
     num_fields = 1 + int(np.prod(image_shape))
-    images, labels = [], []
+    images, labels, skipped = [], [], []
     for path in map(Path, paths):
         with open(_check_exists(path), newline="") as handle:
             for row_number, row in enumerate(csv.reader(handle), start=1):
                 if row_number == 1 and row and row[0] == "label":
                     continue
-                values = _parse_csv_row(path, row_number, row, num_fields)
+                try:
+                    values = _parse_csv_row(path, row_number, row, num_fields)
+                except DataFileError as error:
+                    if not skip_bad:
+                        raise
+                    skipped.append(error)
+                    continue
                 labels.append(values[0])
                 images.append(values[1:])
-    return Digits(np.asarray(images, np.uint8).reshape(-1, *image_shape), np.asarray(labels, np.int64))
+    report_skipped(skipped)
+    return Digits(np.asarray(images, np.uint8).reshape(-1, *image_shape), np.asarray(labels, np.int64),
+                  tuple(skipped))
 
 
 def _parse_csv_row(path: Path, row_number: int, row: list[str], num_fields: int) -> list[int]:
@@ -145,26 +164,36 @@ def record_bytes(image_shape: Sequence[int] = DIGIT_SHAPE) -> int:
     return 1 + int(np.prod(image_shape))
 
 
-def read_fixed_length(paths: Iterable[str | os.PathLike], image_shape: Sequence[int] = DIGIT_SHAPE) -> Digits:
+def read_fixed_length(paths: Iterable[str | os.PathLike], image_shape: Sequence[int] = DIGIT_SHAPE,
+                      skip_bad: bool = False) -> Digits:
     """Read CIFAR-10-layout files (label byte, then depth-major image bytes) into HWC images and labels."""
     height, width, depth = image_shape
     size = record_bytes(image_shape)
-    images, labels = [], []
+    images, labels, skipped = [], [], []
     for path in map(Path, paths):
         raw = np.fromfile(_check_exists(path), dtype=np.uint8)
-        if raw.size == 0 or raw.size % size:
-            raise DataFileError(path, f"size {raw.size} bytes is not a whole number of {size}-byte records "
-                                f"({raw.size // size} full records and {raw.size % size} bytes left over)",
-                                hint=f"The file is truncated, or its records are not 1 label byte + "
-                                f"{height}x{width}x{depth} image bytes; pass the right image_shape")
+        if raw.size % size:
+            error = DataFileError(path, f"size {raw.size} bytes is not a whole number of {size}-byte records "
+                                  f"({raw.size // size} full records and {raw.size % size} bytes left over)",
+                                  hint=f"The file is truncated, or its records are not 1 label byte + "
+                                  f"{height}x{width}x{depth} image bytes; pass the right image_shape")
+            if not skip_bad:
+                raise error
+            skipped.append(error)
+            raw = raw[:raw.size - raw.size % size]
         records = raw.reshape(-1, size)
         bad = np.flatnonzero(records[:, 0] >= NUM_CLASSES)
-        if bad.size:
-            raise DataFileError(path, f"label byte is {records[bad[0], 0]}, outside 0..{NUM_CLASSES - 1}",
-                                record=int(bad[0]), hint="Check that the file uses this layout")
+        for index in bad[: None if skip_bad else 1]:
+            error = DataFileError(path, f"label byte is {records[index, 0]}, outside 0..{NUM_CLASSES - 1}",
+                                  record=int(index), hint="Check that the file uses this layout")
+            if not skip_bad:
+                raise error
+            skipped.append(error)
+        records = np.delete(records, bad, axis=0)
         labels.append(records[:, 0].astype(np.int64))
         images.append(records[:, 1:].reshape(-1, depth, height, width).transpose(0, 2, 3, 1))
-    return Digits(np.concatenate(images), np.concatenate(labels))
+    report_skipped(skipped)
+    return Digits(np.concatenate(images), np.concatenate(labels), tuple(skipped))
 
 
 def read_cifar10_bin(paths: Iterable[str | os.PathLike]) -> Digits:
@@ -202,8 +231,8 @@ def parse_digit_example(serialized):
     return image, features["label"]
 
 
-def read_records(path: str | os.PathLike) -> list[bytes]:
-    """Read the raw records of a TFRecord file, naming the file and record if one is corrupt."""
+def read_records(path: str | os.PathLike, skip_bad: bool = False) -> tuple[list[bytes], list[DataFileError]]:
+    """Read the raw records of a TFRecord file; a corrupt record raises (naming it) or ends the file, reported."""
     tf = _tf()
     path = _check_exists(Path(path))
     records, iterator = [], iter(tf.data.TFRecordDataset(str(path)))
@@ -211,26 +240,37 @@ def read_records(path: str | os.PathLike) -> list[bytes]:
         try:
             records.append(next(iterator).numpy())
         except StopIteration:
-            return records
+            return records, []
         except tf.errors.DataLossError as err:
-            raise DataFileError(path, f"is corrupted ({err.message.splitlines()[0]})", record=len(records),
-                                hint=f"The file was damaged after it was written. {REBUILD_HINT}") from None
+            error = DataFileError(path, f"is corrupted ({err.message.splitlines()[0]})", record=len(records),
+                                  hint="The file was damaged after it was written; records after this one "
+                                  f"cannot be located. {REBUILD_HINT}")
+            if not skip_bad:
+                raise error from None
+            return records, [error]
 
 
-def read_digits_tfrecord(paths: Iterable[str | os.PathLike]) -> Digits:
+def read_digits_tfrecord(paths: Iterable[str | os.PathLike], skip_bad: bool = False) -> Digits:
     """Read TFRecord files of digit Examples, naming the file and record of any bad entry."""
     tf = _tf()
-    images, labels = [], []
+    images, labels, skipped = [], [], []
     for path in map(Path, paths):
-        for index, serialized in enumerate(read_records(path)):
+        records, errors = read_records(path, skip_bad)
+        skipped += errors
+        for index, serialized in enumerate(records):
             try:
                 image, label = parse_digit_example(serialized)
             except tf.errors.InvalidArgumentError as err:
-                raise DataFileError(path, f"is not a digit Example ({err.message.splitlines()[0]})",
-                                    record=index, hint=f"Expected features {DIGIT_FEATURES}") from None
+                error = DataFileError(path, f"is not a digit Example ({err.message.splitlines()[0]})",
+                                      record=index, hint=f"Expected features {DIGIT_FEATURES}")
+                if not skip_bad:
+                    raise error from None
+                skipped.append(error)
+                continue
             images.append(image.numpy())
             labels.append(int(label))
-    return Digits(np.stack(images), np.asarray(labels, np.int64))
+    report_skipped(skipped)
+    return Digits(np.stack(images), np.asarray(labels, np.int64), tuple(skipped))
 
 
 def load_digits(split: str = "train", fmt: str = "bin") -> Digits:
@@ -495,7 +535,7 @@ def read_molecules(path: str | os.PathLike | None = None) -> list[Molecule]:
     """Read molecules from a TFRecord file, checking each record's atom count."""
     path = Path(path) if path is not None else molecules_file()
     molecules = []
-    for index, serialized in enumerate(read_records(path)):
+    for index, serialized in enumerate(read_records(path)[0]):
         parsed = parse_molecule(serialized)
         species, positions = parsed["species"].numpy(), parsed["positions"].numpy()
         if not (len(species) == len(positions) and MIN_ATOMS <= len(species) <= MAX_ATOMS):
