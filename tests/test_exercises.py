@@ -78,3 +78,62 @@ def test_feed_batches(capsys):
 
     passed, out = verdict_and_output(capsys, ex.check_feed_batches, shuffled)
     assert not passed and "order" in out
+
+
+# --- 02_reading_files -----------------------------------------------------------------------------------
+
+def test_record_defaults(capsys):
+    from tutorial_lib.tf1 import tf
+
+    assert verdict_and_output(capsys, ex.check_record_defaults, [[""], tf.constant([], tf.int32), [-99.0]])[0]
+    passed, out = verdict_and_output(capsys, ex.check_record_defaults, [[""], [0], [-99.0]])
+    assert not passed and "required column" in out
+    passed, out = verdict_and_output(capsys, ex.check_record_defaults, [[""], tf.constant([], tf.int32), [0]])
+    assert not passed and "column's type" in out
+    passed, out = verdict_and_output(capsys, ex.check_record_defaults, [[""], tf.constant([], tf.int32), [0.0]])
+    assert not passed and "empty field becomes" in out
+    passed, out = verdict_and_output(capsys, ex.check_record_defaults, [[""], [0]])
+    assert not passed and "One entry per CSV column" in out
+
+
+def test_decode_cifar(capsys):
+    from tutorial_lib.tf1 import tf
+
+    def reference(record):
+        raw = tf.io.decode_raw(record, tf.uint8)
+        return tf.transpose(tf.reshape(raw[1:], [3, 32, 32]), [1, 2, 0]), tf.cast(raw[0], tf.int64)
+
+    assert verdict_and_output(capsys, ex.check_decode_cifar, reference)[0]
+
+    def straight_reshape(record):
+        raw = tf.io.decode_raw(record, tf.uint8)
+        return tf.reshape(raw[1:], [32, 32, 3]), tf.cast(raw[0], tf.int64)
+
+    passed, out = verdict_and_output(capsys, ex.check_decode_cifar, straight_reshape)
+    assert not passed and "red plane" in out
+
+    def uint8_label(record):
+        image, label = reference(record)
+        return image, tf.cast(label, tf.uint8)
+
+    passed, out = verdict_and_output(capsys, ex.check_decode_cifar, uint8_label)
+    assert not passed and "int64" in out
+
+
+def test_csv_dataset(capsys):
+    from tutorial_lib import pipelines
+    from tutorial_lib.tf1 import tf
+
+    assert verdict_and_output(capsys, ex.check_csv_dataset, lambda paths: pipelines.dataset_read_digits(paths, "csv"))[0]
+
+    def headers_as_data(paths):
+        return tf.data.TextLineDataset(paths).map(pipelines.decode_csv_line)
+
+    passed, out = verdict_and_output(capsys, ex.check_csv_dataset, headers_as_data)
+    assert not passed and "header line" in out
+
+    def first_file_only(paths):
+        return pipelines.dataset_read_digits(paths[:1], "csv")
+
+    passed, out = verdict_and_output(capsys, ex.check_csv_dataset, first_file_only)
+    assert not passed and "each once" in out

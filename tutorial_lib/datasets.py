@@ -30,6 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tutorial_lib.env import error_summary, import_tensorflow
+
 # ----------------------------------------------------------------------------------------------------
 # Where the data lives, and the errors every reader raises
 # ----------------------------------------------------------------------------------------------------
@@ -69,9 +71,15 @@ def data_path(*parts: str) -> Path:
     return path
 
 
+def _fix_hint(path: Path) -> str:
+    """Say how to get a good copy: rebuild for the shipped data, re-create for a user's own file."""
+    inside = data_dir().resolve() in path.resolve().parents
+    return REBUILD_HINT if inside else "Re-create the file from its source, or check the path"
+
+
 def _check_exists(path: Path) -> Path:
     if not path.exists():
-        raise MissingDataError(f"{path}: no such file. Check the path; for the shipped data: {REBUILD_HINT}")
+        raise MissingDataError(f"{path}: no such file. {_fix_hint(path)}.")
     return path
 
 
@@ -242,9 +250,9 @@ def read_records(path: str | os.PathLike, skip_bad: bool = False) -> tuple[list[
         except StopIteration:
             return records, []
         except tf.errors.DataLossError as err:
-            error = DataFileError(path, f"is corrupted ({err.message.splitlines()[0]})", record=len(records),
-                                  hint="The file was damaged after it was written; records after this one "
-                                  f"cannot be located. {REBUILD_HINT}")
+            error = DataFileError(path, f"is corrupted ({error_summary(err)})", record=len(records),
+                                  hint="The file was damaged after it was written and records from here on "
+                                  f"cannot be located. {_fix_hint(path)}")
             if not skip_bad:
                 raise error from None
             return records, [error]
@@ -261,7 +269,7 @@ def read_digits_tfrecord(paths: Iterable[str | os.PathLike], skip_bad: bool = Fa
             try:
                 image, label = parse_digit_example(serialized)
             except tf.errors.InvalidArgumentError as err:
-                error = DataFileError(path, f"is not a digit Example ({err.message.splitlines()[0]})",
+                error = DataFileError(path, f"is not a digit Example ({error_summary(err)})",
                                       record=index, hint=f"Expected features {DIGIT_FEATURES}")
                 if not skip_bad:
                     raise error from None
@@ -603,6 +611,4 @@ def verify(directory: str | os.PathLike | None = None) -> list[str]:
 
 
 def _tf():
-    from tutorial_lib.env import import_tensorflow
-
     return import_tensorflow()

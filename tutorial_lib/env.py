@@ -93,3 +93,13 @@ def describe() -> dict[str, str]:
         "gpus": ", ".join(g.name for g in gpus) if gpus else "none (the course runs on the CPU)",
         "device used": device_name(),
     }
+
+
+def error_summary(error) -> str:
+    """Return the informative sentence of a TensorFlow error, without node and device decorations."""
+    lines = [line.strip() for line in error.message.splitlines() if line.strip()]
+    text = next((line for line in lines if not line.startswith(("Graph execution error", "Detected at node",
+                                                                  "File ", "Node:", "[["))), lines[-1])
+    text = text.split("}}")[-1].split(" [Op:")[0].strip()
+    return text.split("transformation with iterator: ")[-1].split(": ", 1)[-1] if "transformation" in text \
+        else text

@@ -66,3 +66,22 @@ def show_feed_cost(batch_sizes: Sequence[int], bytes_per_step: Sequence[int], fe
     right.set(xlabel="batch_size", ylabel="ms per step (median)", yscale="log", title="What it costs")
     right.legend()
     return fig
+
+
+def show_pipeline(stages: Sequence[str], per_row: int = 4, title: str = "") -> Figure:
+    """Draw pipeline stages as boxes joined by arrows, `per_row` boxes per row, read left to right."""
+    rows = int(np.ceil(len(stages) / per_row))
+    fig, ax = _figure(1, 1, figsize=(2.6 * per_row, 1.3 * rows + 0.3))
+    ax.set(xlim=(0, per_row), ylim=(0, rows), title=title)
+    ax.axis("off")
+    centres = [(k % per_row + 0.5, rows - k // per_row - 0.5) for k in range(len(stages))]
+    for (x, y), text in zip(centres, stages, strict=True):
+        ax.text(x, y, text, ha="center", va="center", fontsize=9, wrap=True,
+                bbox={"boxstyle": "round,pad=0.4", "facecolor": "#e8f0fe", "edgecolor": "#3366cc"})
+    for (x0, y0), (x1, y1) in zip(centres, centres[1:], strict=False):
+        if y0 == y1:
+            ax.annotate("", (x1 - 0.42, y1), (x0 + 0.42, y0), arrowprops={"arrowstyle": "->"})
+        else:
+            ax.annotate("", (x1, y1 + 0.25), (x0, y0 - 0.25),
+                        arrowprops={"arrowstyle": "->", "connectionstyle": "angle,angleA=0,angleB=90"})
+    return fig

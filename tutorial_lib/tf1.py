@@ -20,10 +20,12 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from tutorial_lib.env import import_tensorflow
+from tutorial_lib.env import error_summary, import_tensorflow
 
 tf = import_tensorflow()
 v1 = tf.compat.v1
+
+__all__ = ["GuardedSession", "InputTimeoutError", "error_summary", "queue_ops", "runner_threads", "session"]
 
 DEFAULT_TIMEOUT_S = 10.0
 STOP_GRACE_S = 5.0
@@ -171,3 +173,4 @@ def _note(error: BaseException, text: str) -> None:
 def runner_threads() -> list[threading.Thread]:
     """Return the live QueueRunner threads of this process (for checking that nothing leaked)."""
     return [t for t in threading.enumerate() if t.name.startswith("QueueRunnerThread")]
+
