@@ -124,7 +124,10 @@ def test_csv_dataset(capsys):
     from tutorial_lib import pipelines
     from tutorial_lib.tf1 import tf
 
-    assert verdict_and_output(capsys, ex.check_csv_dataset, lambda paths: pipelines.dataset_read_digits(paths, "csv"))[0]
+    def reference(paths):
+        return pipelines.dataset_read_digits(paths, "csv")
+
+    assert verdict_and_output(capsys, ex.check_csv_dataset, reference)[0]
 
     def headers_as_data(paths):
         return tf.data.TextLineDataset(paths).map(pipelines.decode_csv_line)
