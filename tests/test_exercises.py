@@ -140,3 +140,77 @@ def test_csv_dataset(capsys):
 
     passed, out = verdict_and_output(capsys, ex.check_csv_dataset, first_file_only)
     assert not passed and "each once" in out
+
+
+# --- 03_queues_and_threads ------------------------------------------------------------------------------
+
+def test_capacity(capsys):
+    assert verdict_and_output(capsys, ex.check_capacity, lambda m, t, b: m + (t + 3) * b)[0]
+    passed, out = verdict_and_output(capsys, ex.check_capacity, lambda m, t, b: (t + 3) * b)
+    assert not passed and "min_after_dequeue examples" in out
+    passed, out = verdict_and_output(capsys, ex.check_capacity, lambda m, t, b: m + t * b)
+    assert not passed and "margin" in out
+
+
+def count_reference(sess, batch):
+    from tutorial_lib.tf1 import tf
+
+    total = 0
+    try:
+        while True:
+            total += len(sess.run(batch))
+    except tf.errors.OutOfRangeError:
+        return total
+
+
+def test_count_examples(capsys):
+    from tutorial_lib.tf1 import tf
+
+    assert verdict_and_output(capsys, ex.check_count_examples, count_reference)[0]
+
+    def counts_batches(sess, batch):
+        count = 0
+        try:
+            while True:
+                sess.run(batch)
+                count += 1
+        except tf.errors.OutOfRangeError:
+            return count
+
+    passed, out = verdict_and_output(capsys, ex.check_count_examples, counts_batches)
+    assert not passed and "counted batches" in out
+
+    def lets_it_escape(sess, batch):
+        while True:
+            sess.run(batch)
+
+    passed, out = verdict_and_output(capsys, ex.check_count_examples, lets_it_escape)
+    assert not passed and "catch it" in out
+
+
+def test_run_with_runners(capsys):
+    from tutorial_lib.tf1 import v1
+
+    def reference(sess, fetch, steps):
+        coord = v1.train.Coordinator()
+        threads = v1.train.start_queue_runners(sess, coord)
+        try:
+            return [sess.run(fetch) for _ in range(steps)]
+        finally:
+            coord.request_stop()
+            coord.join(threads)
+
+    assert verdict_and_output(capsys, ex.check_run_with_runners, reference)[0]
+
+    def forgets_runners(sess, fetch, steps):
+        return [sess.run(fetch) for _ in range(steps)]
+
+    passed, out = verdict_and_output(capsys, ex.check_run_with_runners, forgets_runners)
+    assert not passed and "queue runners are started" in out
+
+    def never_stops(sess, fetch, steps):
+        v1.train.start_queue_runners(sess, v1.train.Coordinator())
+        return [sess.run(fetch) for _ in range(steps)]
+
+    passed, out = verdict_and_output(capsys, ex.check_run_with_runners, never_stops)
+    assert not passed and "join the threads" in out
