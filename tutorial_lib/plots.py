@@ -43,12 +43,13 @@ def _figure(rows: int, columns: int, **options) -> tuple[Figure, np.ndarray]:
 
 
 def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel: str = "loss",
-                title: str = "") -> Figure:
-    """Draw one line per named curve on shared axes."""
+                title: str = "", x: Sequence[float] | None = None, logx: bool = False) -> Figure:
+    """Draw one line per named curve on shared axes (against `x` if given, else the index)."""
     fig, ax = _figure(1, 1, figsize=(6, 3))
     for (name, values), style in zip(curves.items(), ["-", "--", ":", "-."] * 4, strict=False):
-        ax.plot(np.arange(len(values)), values, style, label=name)
-    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+        ax.plot(np.arange(len(values)) if x is None else x, values, style, marker="o" if x is not None else None,
+                label=name)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title, xscale="log" if logx else "linear")
     ax.legend()
     return fig
 
