@@ -214,3 +214,76 @@ def test_run_with_runners(capsys):
 
     passed, out = verdict_and_output(capsys, ex.check_run_with_runners, never_stops)
     assert not passed and "join the threads" in out
+
+
+# --- 04_preloaded_data ----------------------------------------------------------------------------------
+
+def test_preload(capsys):
+    from tutorial_lib.tf1 import tf, v1
+
+    def reference(array):
+        placeholder = v1.placeholder(tf.as_dtype(array.dtype), array.shape)
+        return v1.Variable(placeholder, trainable=False, collections=[]), placeholder
+
+    assert verdict_and_output(capsys, ex.check_preload, reference)[0]
+
+    def as_constant(array):
+        placeholder = v1.placeholder(tf.float32, array.shape)
+        return v1.Variable(tf.constant(array), trainable=False, collections=[]), placeholder
+
+    passed, out = verdict_and_output(capsys, ex.check_preload, as_constant)
+    assert not passed and "from a placeholder" in out
+
+    def trainable(array):
+        placeholder = v1.placeholder(tf.float32, array.shape)
+        return v1.Variable(placeholder, collections=[]), placeholder
+
+    passed, out = verdict_and_output(capsys, ex.check_preload, trainable)
+    assert not passed and "trainable=False" in out
+
+    def collected(array):
+        placeholder = v1.placeholder(tf.float32, array.shape)
+        return v1.Variable(placeholder, trainable=False), placeholder
+
+    passed, out = verdict_and_output(capsys, ex.check_preload, collected)
+    assert not passed and "collections=[]" in out
+
+
+def test_graph_megabytes(capsys):
+    assert verdict_and_output(capsys, ex.check_graph_megabytes, lambda n: n * 28 * 28 * 4 / 1e6)[0]
+    passed, out = verdict_and_output(capsys, ex.check_graph_megabytes, lambda n: n * 28 * 28 / 1e6)
+    assert not passed and "float32" in out
+    passed, out = verdict_and_output(capsys, ex.check_graph_megabytes, lambda n: n * 28 * 28 * 8 / 1e6)
+    assert not passed and "bytes per value" in out
+
+
+def test_epoch_dataset(capsys):
+    from tutorial_lib.tf1 import tf
+
+    def reference(images, labels, batch_size, num_epochs, seed):
+        dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+        return dataset.shuffle(len(labels), seed=seed).batch(batch_size).repeat(num_epochs)
+
+    assert verdict_and_output(capsys, ex.check_epoch_dataset, reference)[0]
+
+    def straddles(images, labels, batch_size, num_epochs, seed):
+        dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+        return dataset.shuffle(len(labels), seed=seed).repeat(num_epochs).batch(batch_size)
+
+    passed, out = verdict_and_output(capsys, ex.check_epoch_dataset, straddles)
+    assert not passed and "batch, then repeat" in out
+
+    def mixes_epochs(images, labels, batch_size, num_epochs, seed):
+        dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+        return dataset.repeat(num_epochs).shuffle(len(labels), seed=seed).batch(batch_size)
+
+    passed, out = verdict_and_output(capsys, ex.check_epoch_dataset, mixes_epochs)
+    assert not passed and "Shuffle before repeating" in out
+
+    def same_order(images, labels, batch_size, num_epochs, seed):
+        dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+        return dataset.shuffle(len(labels), seed=seed, reshuffle_each_iteration=False).batch(batch_size) \
+            .repeat(num_epochs)
+
+    passed, out = verdict_and_output(capsys, ex.check_epoch_dataset, same_order)
+    assert not passed and "new order each epoch" in out

@@ -142,3 +142,17 @@ def test_runs_from_other_threads_have_no_timeout():
             sess.run(enqueue)
             worker.join(5)
     assert got == [7] and time.perf_counter() - dequeue_thread_started >= 0.6
+
+
+def test_init_ops_run_with_their_feed_before_the_runners_read(no_new_threads):
+    data = np.arange(12, dtype=np.int64)
+    with tf.Graph().as_default():
+        placeholder = v1.placeholder(tf.int64, data.shape)
+        preloaded = v1.Variable(placeholder, trainable=False, collections=[])
+        (value,) = v1.train.slice_input_producer([preloaded], num_epochs=1, shuffle=False)
+        with tf1.session(init_ops=[preloaded.initializer], init_feed={placeholder: data}) as sess:
+            got = []
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    got.append(sess.run(value))
+    assert got == data.tolist()

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import resource
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,3 +35,49 @@ def ratios(times: dict[str, list[float]], baseline: str) -> dict[str, float]:
     """Return each variant's median time divided by the baseline's median time."""
     middle = medians(times)
     return {name: value / middle[baseline] for name, value in middle.items()}
+
+
+def rss_bytes() -> int:
+    """Return this process's resident memory now (Linux /proc; elsewhere the peak from `resource`)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+_PRELOAD_PROBE = """
+import gc, sys
+import numpy as np
+from tutorial_lib.bench import rss_bytes
+from tutorial_lib.env import import_tensorflow
+tf = import_tensorflow()
+v1 = tf.compat.v1
+kind, rows = sys.argv[1], int(sys.argv[2])
+data = np.random.default_rng(0).random((rows, 784), dtype=np.float32)
+with tf.Graph().as_default():  # warm up TensorFlow's own allocations before measuring
+    v1.Session().run(tf.reduce_sum(tf.constant([1.0])))
+gc.collect()
+start = rss_bytes()
+with tf.Graph().as_default():
+    if kind == "constant":
+        total = tf.reduce_sum(tf.constant(data))
+        feed, init = None, []
+    else:
+        placeholder = v1.placeholder(tf.float32, data.shape)
+        variable = v1.Variable(placeholder, trainable=False, collections=[])
+        total, feed, init = tf.reduce_sum(variable), {placeholder: data}, [variable.initializer]
+    sess = v1.Session()
+    if init:
+        sess.run(init, feed_dict=feed)
+    sess.run(total)
+    print(rss_bytes() - start)
+"""
+
+
+def preload_memory(kind: str, rows: int) -> int:
+    """Return how much a fresh process grows holding `rows` float32 [784] rows as a 'constant' or 'variable'."""
+    done = subprocess.run([sys.executable, "-c", _PRELOAD_PROBE, kind, str(rows)], capture_output=True,
+                          text=True, check=True, timeout=300)
+    return int(done.stdout.split()[-1])

@@ -86,3 +86,15 @@ def show_pipeline(stages: Sequence[str], per_row: int = 4, title: str = "") -> F
             ax.annotate("", (x1, y1 + 0.25), (x0, y0 - 0.25),
                         arrowprops={"arrowstyle": "->", "connectionstyle": "angle,angleA=0,angleB=90"})
     return fig
+
+
+def show_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str = "") -> Figure:
+    """Draw one panel per group, one bar per named value (e.g. {'graph size (MB)': {'constant': 12.5, ...}})."""
+    fig, axes = _figure(1, len(groups), figsize=(4 * len(groups), 3), squeeze=False)
+    labels = list(dict.fromkeys(label for values in groups.values() for label in values))
+    colour = dict(zip(labels, [f"C{i}" for i in range(len(labels))], strict=True))  # same label, same colour
+    for ax, (name, values) in zip(axes.flat, groups.items(), strict=True):
+        ax.bar(list(values), list(values.values()), color=[colour[label] for label in values])
+        ax.set(title=name, ylabel=ylabel)
+    fig.suptitle(title)
+    return fig

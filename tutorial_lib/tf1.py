@@ -7,7 +7,8 @@
                 sess.run(train_op)
 
 `tf1.session` gives a Session on the current graph (or a fresh one). Just before its first `run` it runs
-the global and local initializers and starts every registered QueueRunner under a Coordinator
+the global and local initializers (then any `init_ops` with `init_feed`, e.g. preloaded variables fed from
+placeholders) and starts every registered QueueRunner under a Coordinator
 (`sess.coord`, `sess.threads`). Every `run` from the calling thread has an operation timeout, so a
 forgotten `start_queue_runners` or a starved queue raises `InputTimeoutError` naming the likely cause
 instead of hanging the kernel. On exit -- normal, exception or KeyboardInterrupt -- it requests a stop,
@@ -45,8 +46,10 @@ class GuardedSession(v1.Session):
     """A tf.compat.v1.Session whose runs from the owning thread time out with a diagnosis."""
 
     def __init__(self, graph: tf.Graph, timeout_s: float | None, start_queue_runners: bool,
-                 initialize: bool, config: v1.ConfigProto | None = None):
+                 initialize: bool, config: v1.ConfigProto | None = None, init_ops: list | None = None,
+                 init_feed: dict | None = None):
         super().__init__(graph=graph, config=config)
+        self._init_ops, self._init_feed = list(init_ops or []), init_feed
         self.timeout_s = timeout_s
         self.coord = v1.train.Coordinator()
         self.threads: list[threading.Thread] = []
@@ -64,6 +67,8 @@ class GuardedSession(v1.Session):
             with self.graph.as_default():
                 init = tf.group(v1.global_variables_initializer(), v1.local_variables_initializer())
             self.run(init)
+        if self._init_ops:  # e.g. preloaded variables fed from placeholders, before any runner reads them
+            self.run(self._init_ops, feed_dict=self._init_feed)
         if self._start_queue_runners:
             self.threads = v1.train.start_queue_runners(self, coord=self.coord)
 
@@ -141,11 +146,12 @@ def _copy(options: v1.RunOptions) -> v1.RunOptions:
 @contextlib.contextmanager
 def session(graph: tf.Graph | None = None, *, timeout_s: float | None = DEFAULT_TIMEOUT_S,
             start_queue_runners: bool = True, initialize: bool = True,
-            config: v1.ConfigProto | None = None) -> Iterator[GuardedSession]:
+            config: v1.ConfigProto | None = None, init_ops: list | None = None,
+            init_feed: dict | None = None) -> Iterator[GuardedSession]:
     """Open a guarded Session on `graph` (default: the current graph, or a fresh one) and shut it down cleanly."""
     if graph is None:
         graph = tf.Graph() if tf.executing_eagerly() else v1.get_default_graph()
-    sess = GuardedSession(graph, timeout_s, start_queue_runners, initialize, config)
+    sess = GuardedSession(graph, timeout_s, start_queue_runners, initialize, config, init_ops, init_feed)
     error: BaseException | None = None
     try:
         with graph.as_default():
