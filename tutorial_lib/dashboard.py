@@ -1,0 +1,168 @@
+"""The live view of a Monitor: ipywidgets while training runs, a static matplotlib picture when it ends.
+
+Widgets are created and displayed in the main thread (the notebook's); the monitor's sampler thread only
+sets their values, batched with `hold_sync` and at most `max_updates_per_s` times a second. When the run
+ends -- normally, by an exception or by the stop button -- the sampler is stopped and joined and a static
+figure of the whole run is left in the notebook, so a saved notebook (and CI) shows what happened.
+
+    monitor = Monitor(probes)
+    with LiveDashboard(monitor, title="input-bound run"):
+        for step in range(steps):
+            monitor.timed_step(get_batch, train_on, batch_size)
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Sequence
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import display
+from matplotlib.figure import Figure
+
+from tutorial_lib.monitor import INPUT_BOUND, MODERATELY_INPUT_BOUND, Monitor, Snapshot, verdict
+
+_BADGE_COLOURS = {"input-bound": "#c62828", "moderately input-bound": "#ef6c00", "compute-bound": "#2e7d32"}
+_TRACE_COLOURS = ["#1565c0", "#6a1b9a", "#00838f", "#ad1457", "#558b2f"]
+
+
+class LiveDashboard:
+    """One bar per queue (count/capacity), a live fill trace, examples/s, step time, and a verdict badge."""
+
+    def __init__(self, monitor: Monitor, title: str = "", max_updates_per_s: float = 10.0, show: bool = True):
+        self.monitor, self.title, self.show = monitor, title, show
+        self._period = 1.0 / max_updates_per_s
+        self._last_update = 0.0
+        self.updates = 0
+        self.figure: Figure | None = None
+        self.bars = {p.name: widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description=_short(p.name),
+                                                   layout=widgets.Layout(width="420px"),
+                                                   style={"description_width": "140px"})
+                     for p in monitor.probes}
+        self.counts = {p.name: widgets.Label(value=f"0 / {p.capacity}") for p in monitor.probes}
+        self.trace = widgets.HTML(value=_sparkline({}, 0))
+        self.stats = widgets.HTML(value="waiting for the first step...")
+        self.badge = widgets.HTML(value="")
+        rows = [widgets.HBox([self.bars[name], self.counts[name]]) for name in self.bars]
+        header = widgets.HTML(value=f"<b>{html.escape(title)}</b>") if title else widgets.HTML()
+        self.view = widgets.VBox([header, *rows, self.trace, widgets.HBox([self.badge, self.stats])])
+        monitor.listeners.append(self._on_sample)
+
+    # Called from the sampler thread: set values only, batched, rate-limited.
+    def _on_sample(self, snapshot: Snapshot) -> None:
+        now = time.perf_counter()
+        if now - self._last_update < self._period:
+            return
+        self._last_update = now
+        self.refresh(snapshot)
+
+    def refresh(self, snapshot: Snapshot) -> None:
+        """Set every widget's value from a snapshot (safe from any thread: values only)."""
+        for name, bar in self.bars.items():
+            capacity = max(1, snapshot.capacities.get(name, 1))
+            size = snapshot.sizes.get(name, 0)
+            with bar.hold_sync():
+                bar.value = size / capacity
+                bar.bar_style = "danger" if size == 0 else ("success" if size >= 0.5 * capacity else "info")
+            self.counts[name].value = f"{size} / {capacity}"
+        times, fractions = self.monitor.fill_history()
+        self.trace.value = _sparkline(fractions, len(times))
+        colour = _BADGE_COLOURS[snapshot.verdict]
+        self.badge.value = (f"<span style='background:{colour};color:white;padding:2px 8px;border-radius:4px'>"
+                            f"{snapshot.verdict}</span>&nbsp;")
+        self.stats.value = (f"step {snapshot.steps} &middot; waiting for input {100 * snapshot.wait_fraction:.0f}% "
+                            f"&middot; {snapshot.examples_per_s:,.0f} examples/s &middot; "
+                            f"{snapshot.step_ms:.1f} ms/step")
+        self.updates += 1
+
+    def __enter__(self) -> LiveDashboard:
+        if self.show:
+            display(self.view)
+        self.monitor.start()
+        return self
+
+    def __exit__(self, exc_type: type | None, *exc: object) -> None:
+        self.monitor.stop(raise_errors=exc_type is None)  # joins the sampler: nothing runs after the cell
+        self.refresh(self.monitor.snapshot())
+        self.figure = run_figure(self.monitor, self.title)
+        if self.show:
+            display(self.figure)
+
+
+def _short(name: str, width: int = 22) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
+def _sparkline(fractions: dict[str, Sequence[float]], count: int, width: int = 560, height: int = 90,
+               last: int = 300) -> str:
+    """Return an inline SVG with one polyline per queue: fill fraction over the last `last` samples."""
+    lines = []
+    for k, (name, values) in enumerate(fractions.items()):
+        values = list(values)[-last:]
+        if len(values) < 2:
+            continue
+        step = width / (len(values) - 1)
+        points = " ".join(f"{i * step:.1f},{height - 4 - v * (height - 8):.1f}" for i, v in enumerate(values))
+        colour = _TRACE_COLOURS[k % len(_TRACE_COLOURS)]
+        lines.append(f"<polyline fill='none' stroke='{colour}' stroke-width='1.5' points='{points}'/>"
+                     f"<text x='4' y='{12 + 12 * k}' font-size='10' fill='{colour}'>{html.escape(name)}</text>")
+    return (f"<svg width='{width}' height='{height}' style='background:#fafafa;border:1px solid #ddd'>"
+            f"{''.join(lines)}</svg><div style='font-size:10px;color:#666'>fill level, last "
+            f"{min(count, last)} samples</div>")
+
+
+def run_figure(monitor: Monitor, title: str = "") -> Figure:
+    """Draw a whole run: each queue's fill level over time, and each step's wait vs compute time."""
+    times, fractions = monitor.fill_history()
+    step_times, waits, computes = monitor.step_history()
+    snapshot = monitor.snapshot()
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5), layout="constrained")
+    plt.close(fig)
+    for name, values in fractions.items():
+        top.plot(times, values, label=_short(name, 40))
+    top.set(ylabel="fill fraction", ylim=(-0.05, 1.05), xlabel="seconds")
+    top.legend(loc="upper right", fontsize=8)
+    steps = np.arange(len(waits))
+    bottom.bar(steps, 1000 * np.asarray(computes), color="#2e7d32", label="computing", width=1.0)
+    bottom.bar(steps, 1000 * np.asarray(waits), bottom=1000 * np.asarray(computes), color="#c62828",
+               label="waiting for input", width=1.0)
+    bottom.set(xlabel="training step", ylabel="ms per step")
+    bottom.legend(loc="upper right", fontsize=8)
+    fig.suptitle(f"{title}: {snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time waiting for "
+                 f"input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% / {100 * INPUT_BOUND:.0f}%)",
+                 fontsize=10)
+    return fig
+
+
+def compare_figure(results: dict[str, float], title: str = "Share of step time waiting for input") -> Figure:
+    """Draw the wait fraction of several runs side by side, with the verdict thresholds."""
+    fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
+    plt.close(fig)
+    names = list(results)
+    values = [100 * results[n] for n in names]
+    colours = [_BADGE_COLOURS[verdict(v / 100)] for v in values]
+    ax.barh(names, values, color=colours)
+    for threshold in (MODERATELY_INPUT_BOUND, INPUT_BOUND):
+        ax.axvline(100 * threshold, color="grey", linestyle="--", linewidth=1)
+    ax.set(xlabel="% of step time waiting for input", title=title, xlim=(0, 100))
+    ax.invert_yaxis()
+    return fig
+
+
+def knob_sliders(defaults: dict[str, int | float], ranges: dict[str, tuple[float, float, float]]) -> widgets.VBox:
+    """Return sliders for the knobs (name -> (min, max, step)); read them with `knob_values(box)`."""
+    sliders = []
+    for name, value in defaults.items():
+        low, high, step = ranges[name]
+        kind = widgets.IntSlider if isinstance(value, int) and float(step).is_integer() else widgets.FloatSlider
+        sliders.append(kind(value=value, min=low, max=high, step=step, description=name,
+                            style={"description_width": "150px"}, layout=widgets.Layout(width="480px")))
+    return widgets.VBox(sliders)
+
+
+def knob_values(box: widgets.VBox) -> dict[str, int | float]:
+    """Return the current value of every slider in a knob panel."""
+    return {slider.description: slider.value for slider in box.children}
