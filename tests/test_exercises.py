@@ -287,3 +287,57 @@ def test_epoch_dataset(capsys):
 
     passed, out = verdict_and_output(capsys, ex.check_epoch_dataset, same_order)
     assert not passed and "new order each epoch" in out
+
+
+# --- 05_live_dashboard ----------------------------------------------------------------------------------
+
+def test_classify(capsys):
+    def reference(wait, compute):
+        share = wait / (wait + compute)
+        return "input-bound" if share >= 0.2 else "moderately input-bound" if share >= 0.05 else "compute-bound"
+
+    assert verdict_and_output(capsys, ex.check_classify, reference)[0]
+
+    passed, out = verdict_and_output(capsys, ex.check_classify,
+                                     lambda w, c: "input-bound" if w / c >= 0.2 else
+                                     "moderately input-bound" if w / c >= 0.05 else "compute-bound")
+    assert not passed and "wait / (wait + compute)" in out
+    passed, out = verdict_and_output(capsys, ex.check_classify,
+                                     lambda w, c: "input-bound" if w / (w + c) > 0.2 else
+                                     "moderately input-bound" if w / (w + c) > 0.05 else "compute-bound")
+    assert not passed and ">=" in out
+
+
+def test_threads_needed(capsys):
+    import math
+
+    assert verdict_and_output(capsys, ex.check_threads_needed, lambda b, c, s: math.ceil(b * c / s))[0]
+    passed, out = verdict_and_output(capsys, ex.check_threads_needed, lambda b, c, s: int(b * c / s))
+    assert not passed and "Round up" in out
+    passed, out = verdict_and_output(capsys, ex.check_threads_needed, lambda b, c, s: math.ceil(s / (b * c)))
+    assert not passed and "expected" in out
+
+
+def test_compute_bound_knobs(capsys):
+    class Run:
+        def __init__(self, fraction):
+            self.fraction = fraction
+
+        def wait_fraction(self):
+            return self.fraction
+
+    def simulated(knobs):  # producer time per batch against a 20 ms step
+        producer_ms = knobs["batch_size"] * knobs["producer_cost_ms"] / knobs["reader_threads"]
+        return Run((producer_ms - 20.0) / producer_ms if producer_ms > 20 else 0.01)
+
+    good = dict(reader_threads=8, producer_cost_ms=0.5, batch_size=64, capacity=512, hidden_units=2048)
+    assert verdict_and_output(capsys, lambda k: ex.check_compute_bound_knobs(k, simulated), good)[0]
+    passed, out = verdict_and_output(capsys, lambda k: ex.check_compute_bound_knobs(k, simulated),
+                                     {**good, "hidden_units": 8192})
+    assert not passed and "only the pipeline" in out
+    passed, out = verdict_and_output(capsys, lambda k: ex.check_compute_bound_knobs(k, simulated),
+                                     {**good, "producer_cost_ms": 0.0})
+    assert not passed and "cost is given" in out
+    passed, out = verdict_and_output(capsys, lambda k: ex.check_compute_bound_knobs(k, simulated),
+                                     {**good, "reader_threads": 1})
+    assert not passed and "reader thread adds" in out

@@ -34,7 +34,7 @@ def test_wait_fraction_skips_warmup_and_counts_examples():
 def test_history_is_bounded():
     q = queue.Queue(maxsize=8)
     m = monitor.Monitor([monitor.python_probe("q", q)], history=50)
-    for i in range(500):
+    for _ in range(500):
         m.record_step(0.0, 0.001, 1)
         m.sample()
     assert len(m.samples) == 50 and len(m.steps) == 50

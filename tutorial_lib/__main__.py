@@ -1,4 +1,4 @@
-"""Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...]`, `doctor`."""
+"""Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...]`, `bench monitor`, `doctor`."""
 
 from __future__ import annotations
 
@@ -28,6 +28,18 @@ def _notebooks(args: argparse.Namespace) -> int:
     return notebooks.main(args.names)
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from tutorial_lib import bench
+
+    result = bench.monitor_overhead(steps=args.steps, repeats=args.repeats)
+    print(f"monitor + live dashboard at {result['rate_hz']:g} Hz, {result['steps']} steps per run, runs interleaved:")
+    print(f"  throughput ratio monitored/plain: {result['throughput_ratio']:.3f} "
+          f"(median {result['monitored_s']:.3f} s vs {result['plain_s']:.3f} s)")
+    print(f"  sampler thread's share of wall time: {100 * result['sampling_share']:.2f}% "
+          f"({result['view_updates_per_s']:.1f} widget updates/s)")
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from tutorial_lib import datasets, env
 
@@ -49,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("notebooks", help="re-execute notebooks in place (default: all)")
     run.add_argument("names", nargs="*")
     run.set_defaults(run=_notebooks)
+    bench = commands.add_parser("bench", help="measure: 'monitor' = the dashboard's sampling overhead")
+    bench.add_argument("which", choices=["monitor"])
+    bench.add_argument("--steps", type=int, default=200)
+    bench.add_argument("--repeats", type=int, default=5)
+    bench.set_defaults(run=_bench)
     doctor = commands.add_parser("doctor", help="print versions, devices and the data check")
     doctor.set_defaults(run=_doctor)
     args = parser.parse_args(argv)

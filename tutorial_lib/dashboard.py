@@ -32,10 +32,11 @@ _TRACE_COLOURS = ["#1565c0", "#6a1b9a", "#00838f", "#ad1457", "#558b2f"]
 class LiveDashboard:
     """One bar per queue (count/capacity), a live fill trace, examples/s, step time, and a verdict badge."""
 
-    def __init__(self, monitor: Monitor, title: str = "", max_updates_per_s: float = 10.0, show: bool = True):
+    def __init__(self, monitor: Monitor, title: str = "", max_updates_per_s: float = 5.0, show: bool = True):
         self.monitor, self.title, self.show = monitor, title, show
         self._period = 1.0 / max_updates_per_s
         self._last_update = 0.0
+        self._last_trace = 0.0
         self.updates = 0
         self.figure: Figure | None = None
         self.bars = {p.name: widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description=_short(p.name),
@@ -68,8 +69,11 @@ class LiveDashboard:
                 bar.value = size / capacity
                 bar.bar_style = "danger" if size == 0 else ("success" if size >= 0.5 * capacity else "info")
             self.counts[name].value = f"{size} / {capacity}"
-        times, fractions = self.monitor.fill_history()
-        self.trace.value = _sparkline(fractions, len(times))
+        now = time.perf_counter()
+        if now - self._last_trace >= 0.5:  # the trace is the biggest message: twice a second is enough
+            self._last_trace = now
+            _, fractions = self.monitor.fill_history(last=150)
+            self.trace.value = _sparkline(fractions, len(self.monitor.samples), last=150)
         colour = _BADGE_COLOURS[snapshot.verdict]
         self.badge.value = (f"<span style='background:{colour};color:white;padding:2px 8px;border-radius:4px'>"
                             f"{snapshot.verdict}</span>&nbsp;")
@@ -105,7 +109,7 @@ def _sparkline(fractions: dict[str, Sequence[float]], count: int, width: int = 5
         if len(values) < 2:
             continue
         step = width / (len(values) - 1)
-        points = " ".join(f"{i * step:.1f},{height - 4 - v * (height - 8):.1f}" for i, v in enumerate(values))
+        points = " ".join(f"{i * step:.0f},{height - 4 - v * (height - 8):.0f}" for i, v in enumerate(values))
         colour = _TRACE_COLOURS[k % len(_TRACE_COLOURS)]
         lines.append(f"<polyline fill='none' stroke='{colour}' stroke-width='1.5' points='{points}'/>"
                      f"<text x='4' y='{12 + 12 * k}' font-size='10' fill='{colour}'>{html.escape(name)}</text>")

@@ -120,6 +120,7 @@ class Monitor:
         self._start = time.perf_counter()
         self._writer = None
         self.errors: list[BaseException] = []
+        self.sampling_s = 0.0  # time the sampler thread spent sampling and notifying listeners
 
     # -- the training loop's side ------------------------------------------------------------------------
 
@@ -185,11 +186,13 @@ class Monitor:
         period = 1.0 / self.rate_hz
         next_time = time.perf_counter()
         while not self._stop.is_set():
+            began = time.perf_counter()
             try:
                 self.sample()
             except Exception as error:  # a closed session or queue ends sampling, and is kept for the caller
                 self.errors.append(error)
                 return
+            self.sampling_s += time.perf_counter() - began
             next_time += period
             self._stop.wait(max(0.0, next_time - time.perf_counter()))
 
@@ -237,10 +240,10 @@ class Monitor:
 
     # -- history as arrays, for the static picture ------------------------------------------------------------
 
-    def fill_history(self) -> tuple[list[float], dict[str, list[float]]]:
-        """Return sample times and, per queue, the fill fraction at each sample."""
+    def fill_history(self, last: int | None = None) -> tuple[list[float], dict[str, list[float]]]:
+        """Return sample times and, per queue, the fill fraction at each sample (only the `last` ones if given)."""
         with self._lock:
-            samples = list(self.samples)
+            samples = list(self.samples)[-last:] if last else list(self.samples)
         times = [t for t, _ in samples]
         fractions = {p.name: [s.get(p.name, 0) / max(1, p.capacity) for _, s in samples] for p in self.probes}
         return times, fractions

@@ -81,3 +81,58 @@ def augment(image: tf.Tensor, seed: int | None = None, max_shift: int = 2, noise
     shifted = tf.image.random_crop(padded, [height, width, depth], seed=seed)
     noisy = shifted + tf.random.normal(tf.shape(shifted), stddev=noise, seed=seed)
     return tf.clip_by_value(noisy, 0.0, 1.0)
+
+
+def _sleep_ms(cost_ms: float):
+    """Return a Python function that waits `cost_ms` and passes its input through (a slow producer)."""
+    import time
+
+    def slow(value):
+        time.sleep(cost_ms / 1000.0)
+        return value
+    return slow
+
+
+def flat_image(record: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """Decode a digit record into a float32 [784] image in [0, 1] and an int64 label."""
+    image, label = decode_fixed_record(record)
+    return tf.reshape(scale(image), [784]), label
+
+
+def tf1_training_batches(files: Paths, batch_size: int, reader_threads: int, capacity: int,
+                         producer_cost_ms: float = 0.0, seed: int | None = 1) -> tuple[tf.Tensor, tf.Tensor]:
+    """Build an endless TF1 pipeline: filename queue -> reader -> decode -> (slow step) -> batch queue."""
+    filename_queue = v1.train.string_input_producer([str(f) for f in files], shuffle=True, seed=seed)
+    _, record = v1.FixedLengthRecordReader(record_bytes=record_bytes()).read(filename_queue)
+    image, label = flat_image(record)
+    if producer_cost_ms > 0:  # per-example latency, like a slow disk or network read
+        image = tf.reshape(v1.py_func(_sleep_ms(producer_cost_ms), [image], tf.float32, stateful=True), [784])
+    return v1.train.batch([image, label], batch_size=batch_size, num_threads=reader_threads, capacity=capacity,
+                          name="batch")
+
+
+def dataset_training_batches(files: Paths, batch_size: int, producer_cost_ms: float = 0.0,
+                             num_parallel_calls: int | None = None, prefetch: int = 0) -> tf.data.Dataset:
+    """Return an endless tf.data pipeline with the same stages; naive unless parallel calls / prefetch are set.
+
+    The naive form also turns off tf.data's automatic prefetch injection and autotuning, which would
+    otherwise make it time like the tuned one.
+    """
+    dataset = tf.data.FixedLengthRecordDataset([str(f) for f in files], record_bytes()).repeat()
+    dataset = dataset.map(flat_image, num_parallel_calls=num_parallel_calls)
+    if producer_cost_ms > 0:
+        slow = _sleep_ms(producer_cost_ms)
+
+        def slow_map(image, label):
+            image = tf.py_function(slow, [image], tf.float32)
+            return tf.reshape(image, [784]), label
+        dataset = dataset.map(slow_map, num_parallel_calls=num_parallel_calls)
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+    if prefetch:
+        dataset = dataset.prefetch(prefetch)
+    if num_parallel_calls is None and not prefetch:
+        options = tf.data.Options()
+        options.experimental_optimization.inject_prefetch = False
+        options.autotune.enabled = False
+        dataset = dataset.with_options(options)
+    return dataset
