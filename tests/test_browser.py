@@ -1,0 +1,124 @@
+"""The live dashboard in a real browser: JupyterLab on 127.0.0.1 (random port, token), Debian's Chromium
+driven by Playwright. Runs notebook 05 up to its three scripted runs, checks that the queue bars render and
+change while training runs, and that each run leaves its static figure. Saves a screenshot.
+
+Skipped, with the reason, when /usr/bin/chromium is missing (`apt-get install chromium` enables it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOT = ROOT / "out" / "browser" / "dashboard.png"
+NOTEBOOK = "05_live_dashboard.ipynb"
+LIVE_RUNS = 3  # the three scripted runs: input-bound, compute-bound, balanced
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="the browser test needs Debian's Chromium at /usr/bin/chromium: `apt-get install chromium` "
+           "(.ci/run installs it)")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cells_up_to_last_live_run(path: Path) -> int:
+    """Return how many cells (from the top) must run to include the last scripted live run."""
+    cells = json.loads(path.read_text())["cells"]
+    live = [i for i, c in enumerate(cells) if c["cell_type"] == "code" and "_run = train_tf1(" in "".join(c["source"])]
+    return live[LIVE_RUNS - 1] + 1
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """Start JupyterLab on 127.0.0.1 with a token, on a copy of the notebook with its outputs cleared."""
+    notebook = json.loads((ROOT / "notebooks" / NOTEBOOK).read_text())
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+    (tmp_path / NOTEBOOK).write_text(json.dumps(notebook))
+    port, token = free_port(), secrets.token_hex(16)
+    env = {**os.environ, "JUPYTER_PREFER_ENV_PATH": "1", "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+         f"--ServerApp.root_dir={tmp_path}", "--LabApp.news_url=", "--LabApp.check_for_updates_class="
+         "jupyterlab.NeverCheckForUpdate", *(["--allow-root"] if os.geteuid() == 0 else [])],
+        env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "server.log", "w"), start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline and server.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as reply:
+                if reply.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        server.kill()
+        pytest.fail(f"JupyterLab did not start: {(tmp_path / 'server.log').read_text()[-2000:]}")
+    try:
+        yield base, token, tmp_path / NOTEBOOK
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+def test_live_dashboard_renders_and_changes_during_training(lab):
+    from playwright.sync_api import sync_playwright
+
+    base, token, notebook = lab
+    presses = cells_up_to_last_live_run(notebook)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=60_000)  # the kernel is ready
+            page.locator(".jp-Notebook .jp-Cell").first.click()
+            for _ in range(presses):
+                page.keyboard.press("Shift+Enter")
+            page.wait_for_selector(".widget-hprogress", timeout=120_000)
+            widths: set[str] = set()
+            deadline = time.time() + 180
+            while time.time() < deadline:
+                bars = page.locator(".widget-hprogress .progress-bar")
+                widths.update(bars.nth(i).get_attribute("style") or "" for i in range(bars.count()))
+                done = page.locator(".jp-OutputArea-output img").count()
+                if done >= LIVE_RUNS:
+                    break
+                time.sleep(0.2)
+            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT), full_page=True)
+            assert page.locator(".widget-hprogress").count() >= 2 * LIVE_RUNS, "two queue bars per run"
+            assert len(widths) >= 3, f"the bars should move during training; saw only {widths}"
+            assert page.locator(".jp-OutputArea-output img").count() >= LIVE_RUNS, "each run leaves its figure"
+            assert "waiting for input" in page.content()
+        finally:
+            browser.close()
+    assert SCREENSHOT.stat().st_size > 10_000
+    shutil.rmtree(notebook.parent / ".ipynb_checkpoints", ignore_errors=True)
