@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: lab test data data-verify notebooks lint bench doctor clean
+.PHONY: lab test data data-verify notebooks navigation student-edition lint bench doctor clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,8 +28,17 @@ data: $(STAMP)
 data-verify: $(STAMP)
 	$(BIN)/python -m tutorial_lib data verify
 
-notebooks: $(STAMP)
+notebooks: $(STAMP) navigation
 	$(BIN)/python -m tutorial_lib notebooks $(NB)
+
+navigation: $(STAMP)
+	$(BIN)/python -m tutorial_lib navigation
+
+student-edition: $(STAMP)
+	$(BIN)/python -m tutorial_lib student-edition $(or $(OUT),out/student)
+
+bench: $(STAMP)
+	$(BIN)/python -m tutorial_lib bench monitor
 
 lint: $(STAMP)
 	$(BIN)/ruff check tutorial_lib tests notebooks

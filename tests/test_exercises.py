@@ -341,3 +341,32 @@ def test_compute_bound_knobs(capsys):
     passed, out = verdict_and_output(capsys, lambda k: ex.check_compute_bound_knobs(k, simulated),
                                      {**good, "reader_threads": 1})
     assert not passed and "reader thread adds" in out
+
+
+# --- 00_start_here --------------------------------------------------------------------------------------
+
+def test_count_label(capsys):
+    assert verdict_and_output(capsys, ex.check_count_label, lambda labels, d: int((labels == d).sum()))[0]
+    passed, out = verdict_and_output(capsys, ex.check_count_label, lambda labels, d: labels == d)
+    assert not passed and "add them up" in out
+    passed, out = verdict_and_output(capsys, ex.check_count_label, lambda labels, d: float((labels == d).mean()))
+    assert not passed and "not their share" in out
+
+
+def test_invert(capsys):
+    assert verdict_and_output(capsys, ex.check_invert, lambda vocab: {i: w for w, i in vocab.items()})[0]
+    passed, out = verdict_and_output(capsys, ex.check_invert, lambda vocab: list(vocab))
+    assert not passed and "dictionary keyed by id" in out
+    passed, out = verdict_and_output(capsys, ex.check_invert, lambda vocab: dict(vocab))
+    assert not passed and "Each id becomes a key" in out
+
+
+def test_atom_count(capsys):
+    from tutorial_lib import datasets
+
+    def reference(molecule, symbol):
+        return sum(datasets.SPECIES[int(z)] == symbol for z in molecule.species)
+
+    assert verdict_and_output(capsys, ex.check_atom_count, reference)[0]
+    passed, out = verdict_and_output(capsys, ex.check_atom_count, lambda m, s: int((m.species == s).sum()))
+    assert not passed and "atomic numbers" in out

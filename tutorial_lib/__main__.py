@@ -1,4 +1,5 @@
-"""Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...]`, `bench monitor`, `doctor`."""
+"""Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...]`, `navigation`,
+`student-edition OUT_DIR`, `bench monitor`, `doctor`."""
 
 from __future__ import annotations
 
@@ -40,6 +41,24 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _student_edition(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tutorial_lib import classroom
+
+    written = classroom.student_edition(Path(args.out_dir))
+    print(f"wrote {len(written)} student notebooks to {args.out_dir} (solutions replaced by stubs)")
+    return 0
+
+
+def _navigation(args: argparse.Namespace) -> int:
+    from tutorial_lib import classroom
+
+    changed = classroom.write_navigation()
+    print(f"navigation regenerated; {len(changed)} notebook(s) changed")
+    return 0
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from tutorial_lib import datasets, env
 
@@ -66,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--steps", type=int, default=200)
     bench.add_argument("--repeats", type=int, default=5)
     bench.set_defaults(run=_bench)
+    student = commands.add_parser("student-edition", help="write the notebooks without solutions to OUT_DIR")
+    student.add_argument("out_dir")
+    student.set_defaults(run=_student_edition)
+    navigation = commands.add_parser("navigation", help="regenerate every notebook's navigation cells")
+    navigation.set_defaults(run=_navigation)
     doctor = commands.add_parser("doctor", help="print versions, devices and the data check")
     doctor.set_defaults(run=_doctor)
     args = parser.parse_args(argv)

@@ -18,6 +18,21 @@ import numpy as np
 from tutorial_lib.env import import_tensorflow
 
 
+class _Todo:
+    """The placeholder a student edition puts where an answer goes: any use means "not done yet"."""
+
+    def _not_done(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("this exercise is not done yet")
+
+    __call__ = __len__ = __iter__ = __getitem__ = __getattr__ = __bool__ = __float__ = __int__ = _not_done
+
+    def __repr__(self) -> str:
+        return "TODO"
+
+
+TODO = _Todo()
+
+
 class Mismatch(AssertionError):
     """A wrong answer: what was expected, what came back, and a hint that does not give it away."""
 
@@ -438,3 +453,48 @@ def check_compute_bound_knobs(knobs: dict, train: Callable[[dict], Any]) -> Verd
             raise Mismatch("less than 5% of step time waiting", f"{100 * wait:.1f}%",
                            "Each reader thread adds production rate; compare batch_size x cost with the step time.")
     return run_check("Exercise 3 (make it compute-bound)", check)
+
+
+# ----------------------------------------------------------------------------------------------------
+# 00_start_here
+# ----------------------------------------------------------------------------------------------------
+
+def check_count_label(count_label: Callable[[np.ndarray, int], int]) -> Verdict:
+    """Exercise 00.1: how many examples carry a given label."""
+    def check() -> None:
+        labels = np.array([3, 1, 3, 3, 0, 9, 3, 1])
+        for digit, expected in [(3, 4), (1, 2), (7, 0)]:
+            got = count_label(labels, digit)
+            if isinstance(got, np.ndarray):
+                raise Mismatch("one number", f"an array of shape {got.shape}",
+                               "Comparing gives one True/False per example; add them up.")
+            if isinstance(got, float) and 0 < got < 1:
+                raise Mismatch(f"{expected} for digit {digit}", f"{got:.3f}", "Count the examples, not their share.")
+            expect_equal(int(got), expected, "Compare every label with the digit and count the matches.",
+                         f"for digit {digit}: ")
+    return run_check("Exercise 1 (count a digit)", check)
+
+
+def check_invert(invert: Callable[[dict], dict]) -> Verdict:
+    """Exercise 00.2: turn word -> id into id -> word."""
+    def check() -> None:
+        vocab = {"the": 0, "<eos>": 1, "market": 2}
+        got = invert(vocab)
+        if not isinstance(got, dict):
+            raise Mismatch("a dict", type(got).__name__, "Build a dictionary keyed by id.")
+        expect_equal(got, {0: "the", 1: "<eos>", 2: "market"}, "Each id becomes a key, its word the value.")
+    return run_check("Exercise 2 (ids back to words)", check)
+
+
+def check_atom_count(atom_count: Callable[[Any, str], int]) -> Verdict:
+    """Exercise 00.3: count the atoms of one element (given by symbol) in a molecule."""
+    from tutorial_lib.datasets import Molecule
+
+    def check() -> None:
+        molecule = Molecule(np.array([6, 1, 1, 8, 1, 6]), np.zeros((6, 3), np.float32), -1.0)
+        got = {symbol: atom_count(molecule, symbol) for symbol in ("H", "C", "O", "N")}
+        if got == {"H": 0, "C": 0, "O": 0, "N": 0}:
+            raise Mismatch("H=3, C=2, O=1, N=0", str(got),
+                           "species holds atomic numbers (1, 6, 7, 8); datasets.SPECIES maps them to symbols.")
+        expect_equal(got, {"H": 3, "C": 2, "O": 1, "N": 0}, "Count the species whose symbol matches.")
+    return run_check("Exercise 3 (atoms of an element)", check)

@@ -1,0 +1,84 @@
+"""The student edition keeps no solution and still runs top to bottom; navigation is generated, not edited."""
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from tutorial_lib import classroom
+
+NOTEBOOKS = sorted(classroom.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def solution_lines(cell) -> list[str]:
+    """Return the lines of a solution that are its answer (not the def line the stub keeps)."""
+    tree = ast.parse(classroom.source(cell))
+    keep = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            keep.add(node.lineno)
+    lines = classroom.source(cell).splitlines()
+    return [line.strip() for n, line in enumerate(lines, start=1)
+            if n not in keep and line.strip() and not line.strip().startswith(("import ", "from "))]
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("student")
+    classroom.student_edition(out)
+    return out
+
+
+def test_every_notebook_is_written(edition):
+    assert sorted(p.name for p in edition.glob("*.ipynb")) == [p.name for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_solution_code_survives(edition, path):
+    original = classroom.read(path)
+    student = classroom.read(edition / path.name)
+    everything = "\n".join(classroom.source(c) for c in student.cells)
+    solutions = [c for c in original.cells if "solution" in classroom.tags(c)]
+    assert len(solutions) >= 3, "each notebook has at least three exercises"
+    for cell in solutions:
+        for line in solution_lines(cell):
+            assert line not in everything, f"solution line survived: {line!r}"
+    assert not any("solution" in classroom.tags(c) for c in student.cells)
+    exercise_cells = [c for c in student.cells if "exercise" in classroom.tags(c)]
+    assert all(not c.outputs for c in exercise_cells)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_student_notebook_runs_and_reports_not_done(edition, path):
+    notebook = classroom.read(edition / path.name)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(edition)}}).execute()
+    outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    checker_text = "".join(o.get("text", "") for c in notebook.cells if "exercises.check_" in classroom.source(c)
+                           for o in c.outputs)
+    assert checker_text.count("not done yet") >= 3 and "✅" not in checker_text
+
+
+def test_navigation_cells_are_the_generated_ones():
+    assert classroom.navigation_problems() == [], "run `make navigation` (python -m tutorial_lib navigation)"
+
+
+def test_navigation_links_only_to_existing_notebooks(tmp_path):
+    for name in ("00_start_here", "01_feeding"):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# title")])
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    classroom.write_navigation(tmp_path)
+    first = classroom.read(tmp_path / "01_feeding.ipynb")
+    assert "[00_start_here · Start here](00_start_here.ipynb)" in classroom.source(first.cells[0])
+    assert "02_reading_files · Reading files (coming)" in classroom.source(first.cells[-1])
+    assert classroom.navigation_problems(tmp_path) == []
+    assert classroom.write_navigation(tmp_path) == [], "regenerating changes nothing"
+
+
+def test_instructor_guide_covers_every_notebook():
+    guide = (classroom.NOTEBOOK_DIR / "INSTRUCTORS.md").read_text()
+    for path in NOTEBOOKS:
+        assert f"### {path.stem}" in guide, f"INSTRUCTORS.md has no section for {path.stem}"
