@@ -36,7 +36,7 @@ def _bench(args: argparse.Namespace) -> int:
     print(f"monitor + live dashboard at {result['rate_hz']:g} Hz, {result['steps']} steps per run, runs interleaved:")
     print(f"  throughput ratio monitored/plain: {result['throughput_ratio']:.3f} "
           f"(median {result['monitored_s']:.3f} s vs {result['plain_s']:.3f} s)")
-    print(f"  sampler thread's share of wall time: {100 * result['sampling_share']:.2f}% "
+    print(f"  sampler thread's CPU time per second of training: {100 * result['sampling_share']:.2f}% "
           f"({result['view_updates_per_s']:.1f} widget updates/s)")
     return 0
 

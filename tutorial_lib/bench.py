@@ -91,7 +91,7 @@ def monitor_overhead(steps: int = 100, repeats: int = 11, rate_hz: float = 10.0,
     (plain, monitored, plain, ...) after a warm-up:
     * `throughput_ratio`: median plain time / median monitored time (1.0 = free; noisy on a busy machine,
       because reader threads and training share the cores);
-    * `sampling_share`: the time the sampler thread itself spent (sampling + widget updates) divided by
+    * `sampling_share`: the CPU time of the sampler thread itself (sampling + widget updates) divided by
       the monitored runs' wall time -- the CPU the monitor takes away, measured directly.
     """
     from tutorial_lib import dashboard, datasets, models, monitor, pipelines, tf1

@@ -127,7 +127,6 @@ def navigation_cells(stem: str, existing: set[str]) -> tuple[str, str]:
 def _nav_cell(text: str) -> nbformat.NotebookNode:
     cell = nbformat.v4.new_markdown_cell(text)
     cell.metadata["tags"] = ["navigation"]
-    cell.pop("id", None)
     return cell
 
 

@@ -120,7 +120,7 @@ class Monitor:
         self._start = time.perf_counter()
         self._writer = None
         self.errors: list[BaseException] = []
-        self.sampling_s = 0.0  # time the sampler thread spent sampling and notifying listeners
+        self.sampling_s = 0.0  # CPU time the sampler thread spent sampling and notifying listeners
 
     # -- the training loop's side ------------------------------------------------------------------------
 
@@ -186,13 +186,13 @@ class Monitor:
         period = 1.0 / self.rate_hz
         next_time = time.perf_counter()
         while not self._stop.is_set():
-            began = time.perf_counter()
+            began = time.thread_time()
             try:
                 self.sample()
             except Exception as error:  # a closed session or queue ends sampling, and is kept for the caller
                 self.errors.append(error)
                 return
-            self.sampling_s += time.perf_counter() - began
+            self.sampling_s += time.thread_time() - began
             next_time += period
             self._stop.wait(max(0.0, next_time - time.perf_counter()))
 
