@@ -370,3 +370,41 @@ def test_atom_count(capsys):
     assert verdict_and_output(capsys, ex.check_atom_count, reference)[0]
     passed, out = verdict_and_output(capsys, ex.check_atom_count, lambda m, s: int((m.species == s).sum()))
     assert not passed and "atomic numbers" in out
+
+
+# --- 08_ptb_producer ------------------------------------------------------------------------------------
+
+def test_epoch_size(capsys):
+    assert verdict_and_output(capsys, ex.check_epoch_size, lambda n, b, s: (n // b - 1) // s)[0]
+    passed, out = verdict_and_output(capsys, ex.check_epoch_size, lambda n, b, s: (n // b) // s)
+    assert not passed and "subtract 1" in out
+
+
+def test_window(capsys):
+    def reference(raw, batch_size, num_steps, i):
+        data = np.asarray(raw)[: len(raw) // batch_size * batch_size].reshape(batch_size, -1)
+        return data[:, i * num_steps:(i + 1) * num_steps], data[:, i * num_steps + 1:(i + 1) * num_steps + 1]
+
+    assert verdict_and_output(capsys, ex.check_window, reference)[0]
+
+    def sequential(raw, batch_size, num_steps, i):
+        chunk = np.asarray(raw)[i * batch_size * num_steps:(i + 1) * batch_size * num_steps + 1]
+        return chunk[:-1].reshape(batch_size, num_steps), chunk[1:].reshape(batch_size, num_steps)
+
+    passed, out = verdict_and_output(capsys, ex.check_window, sequential)
+    assert not passed and "Reshape the whole stream" in out
+
+    def unshifted(raw, batch_size, num_steps, i):
+        x, _ = reference(raw, batch_size, num_steps, i)
+        return x, x
+
+    passed, out = verdict_and_output(capsys, ex.check_window, unshifted)
+    assert not passed and "shifted one column" in out
+
+
+def test_perplexity(capsys):
+    assert verdict_and_output(capsys, ex.check_perplexity, lambda losses: np.exp(np.mean(losses)))[0]
+    passed, out = verdict_and_output(capsys, ex.check_perplexity, lambda losses: np.mean(np.exp(losses)))
+    assert not passed and "Average the cross-entropies first" in out
+    passed, out = verdict_and_output(capsys, ex.check_perplexity, lambda losses: 2 ** np.mean(losses))
+    assert not passed and "natural log" in out

@@ -50,3 +50,33 @@ class EagerMLP(tf.Module):
         for weight, grad in zip(self.weights, tape.gradient(loss, self.weights), strict=True):
             weight.assign_sub(self.learning_rate * grad)
         return loss
+
+
+def lstm_language_model(x: tf.Tensor, y: tf.Tensor, vocab_size: int, embedding: int = 64,
+                        hidden: int = 128) -> tf.Tensor:
+    """Build a one-layer LSTM language model on [batch, num_steps] windows; return the mean cross-entropy.
+
+    Written with variables and tf.matmul (tf.compat.v1.layers is gone under Keras 3). Variables are created
+    with AUTO_REUSE in the "lm" scope, so a second call (say, on the validation producer) shares them.
+    Each window starts from a zero state.
+    """
+    with v1.variable_scope("lm", reuse=v1.AUTO_REUSE):
+        table = v1.get_variable("embedding", [vocab_size, embedding])
+        kernel = v1.get_variable("lstm_kernel", [embedding + hidden, 4 * hidden])
+        bias = v1.get_variable("lstm_bias", [4 * hidden], initializer=v1.zeros_initializer())
+        out_w = v1.get_variable("softmax_w", [hidden, vocab_size])
+        out_b = v1.get_variable("softmax_b", [vocab_size], initializer=v1.zeros_initializer())
+    inputs = tf.nn.embedding_lookup(table, x)
+    batch_size, num_steps = x.shape
+    h = c = tf.zeros([batch_size, hidden])
+    outputs = []
+    for t in range(num_steps):
+        gates = tf.matmul(tf.concat([inputs[:, t], h], 1), kernel) + bias
+        i, f, g, o = tf.split(gates, 4, axis=1)
+        c = tf.sigmoid(f + 1.0) * c + tf.sigmoid(i) * tf.tanh(g)
+        h = tf.sigmoid(o) * tf.tanh(c)
+        outputs.append(h)
+    logits = tf.matmul(tf.reshape(tf.stack(outputs, 1), [-1, hidden]), out_w) + out_b
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.reshape(y, [-1]),
+                                                                         logits=logits))
+    return loss

@@ -98,3 +98,25 @@ def show_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str = "")
         ax.set(title=name, ylabel=ylabel)
     fig.suptitle(title)
     return fig
+
+
+def show_ptb_layout(stream: Sequence[int], batch_size: int, num_steps: int, step: int = 0) -> Figure:
+    """Draw how a token stream is cut into rows and windows; outline window `step`'s x (solid) and y (dashed)."""
+    from matplotlib.patches import Rectangle
+
+    batch_len = len(stream) // batch_size
+    epoch = (batch_len - 1) // num_steps
+    data = np.asarray(stream[: batch_size * batch_len]).reshape(batch_size, batch_len)
+    window = np.array([[c // num_steps if c // num_steps < epoch else -1 for c in range(batch_len)]] * batch_size)
+    fig, ax = _figure(1, 1, figsize=(max(6.5, 0.6 * batch_len), 0.6 * batch_size + 1.2))
+    ax.imshow(np.where(window < 0, np.nan, window), cmap="Pastel1", vmin=0, vmax=8, aspect="auto")
+    for r in range(batch_size):
+        for c in range(batch_len):
+            ax.text(c, r, str(data[r, c]), ha="center", va="center", fontsize=9)
+    x0 = step * num_steps
+    ax.add_patch(Rectangle((x0 - 0.5, -0.5), num_steps, batch_size, fill=False, lw=2.5, edgecolor="tab:blue"))
+    ax.add_patch(Rectangle((x0 + 0.5, -0.45), num_steps, batch_size - 0.1, fill=False, lw=2, ls="--",
+                           edgecolor="tab:red"))
+    ax.set(xticks=range(batch_len), yticks=range(batch_size), xlabel="position in row (batch_len columns)",
+           ylabel="row (batch_size)", title=f"colour: window i · step {step}: x solid, y dashed")
+    return fig
