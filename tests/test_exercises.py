@@ -408,3 +408,65 @@ def test_perplexity(capsys):
     assert not passed and "Average the cross-entropies first" in out
     passed, out = verdict_and_output(capsys, ex.check_perplexity, lambda losses: 2 ** np.mean(losses))
     assert not passed and "natural log" in out
+
+
+# --- 06_train_and_validate ------------------------------------------------------------------------------
+
+def test_batches_in_pass(capsys):
+    assert verdict_and_output(capsys, ex.check_batches_in_pass, lambda n, b: -(-n // b))[0]
+    passed, out = verdict_and_output(capsys, ex.check_batches_in_pass, lambda n, b: n // b)
+    assert not passed and "smaller batch" in out
+
+
+def test_validation_pass(capsys):
+    from tutorial_lib.tf1 import tf
+
+    def reference(sess, initializer, ids):
+        sess.run(initializer)
+        out = []
+        try:
+            while True:
+                out.append(sess.run(ids))
+        except tf.errors.OutOfRangeError:
+            return out
+
+    assert verdict_and_output(capsys, ex.check_validation_pass, reference)[0]
+    initialized = []
+
+    def initializes_once(sess, initializer, ids):
+        if not initialized:
+            sess.run(initializer)
+            initialized.append(True)
+        out = []
+        try:
+            while True:
+                out.append(sess.run(ids))
+        except tf.errors.OutOfRangeError:
+            return out
+
+    passed, out = verdict_and_output(capsys, ex.check_validation_pass, initializes_once)
+    assert not passed and "initializer at the start of every pass" in out
+
+    def fixed_steps(sess, initializer, ids):
+        sess.run(initializer)
+        return [sess.run(ids) for _ in range(2)]
+
+    passed, out = verdict_and_output(capsys, ex.check_validation_pass, fixed_steps)
+    assert not passed and "until OutOfRangeError" in out
+
+
+def test_accuracy_over(capsys):
+    def reference(dataset):
+        right = total = 0
+        for predictions, labels in dataset:
+            right += int((predictions.numpy() == labels.numpy()).sum())
+            total += len(labels)
+        return right / total
+
+    assert verdict_and_output(capsys, ex.check_accuracy_over, reference)[0]
+
+    def mean_of_batches(dataset):
+        return np.mean([(p.numpy() == lb.numpy()).mean() for p, lb in dataset])
+
+    passed, out = verdict_and_output(capsys, ex.check_accuracy_over, mean_of_batches)
+    assert not passed and "final batch" in out

@@ -1,0 +1,49 @@
+"""Validating during training in one session: complete, identical passes; training resumes where it left off."""
+
+import numpy as np
+
+from tutorial_lib import tf1, validation
+from tutorial_lib.tf1 import tf, v1
+
+
+def test_generated_chunks_have_unknown_size_and_repeat_exactly():
+    first = list(validation.generate(seed=5, num_chunks=13))
+    again = list(validation.generate(seed=5, num_chunks=13))
+    assert [e[0] for e in first] == list(range(len(first)))
+    assert all(a[0] == b[0] and np.array_equal(a[1], b[1]) and a[2] == b[2] for a, b in zip(first, again, strict=True))
+    assert len(first) != len(list(validation.generate(seed=6, num_chunks=13)))
+
+
+def test_initializable_iterator_passes_are_complete_identical_and_do_not_disturb_training():
+    batch_size = 8
+    expected = [e[0] for e in validation.generate(seed=3, num_chunks=11)]
+    assert len(expected) % batch_size != 0
+    with tf.Graph().as_default():
+        train_ids, train_x, _ = v1.data.make_one_shot_iterator(validation.dataset(seed=1).batch(batch_size)).get_next()
+        valid = v1.data.make_initializable_iterator(validation.dataset(seed=3, num_chunks=11).batch(batch_size))
+        valid_ids, valid_x, _ = valid.get_next()
+        weights = v1.get_variable("w", [validation.FEATURES, 1])
+        train_op = v1.assign_add(weights, tf.reduce_mean(train_x, 0)[:, None] * 0.01)
+        predictions = tf.squeeze(tf.matmul(valid_x, weights) > 0, 1)
+        with tf1.session() as sess:
+            trained, passes = [], []
+            for step in range(1, 13):
+                trained.extend(sess.run([train_ids, train_op])[0].tolist())
+                if step % 4 == 0:
+                    for _ in range(2):
+                        sess.run(valid.initializer)
+                        ids, predicted, sizes = [], [], []
+                        try:
+                            while True:
+                                batch_ids, batch_predictions = sess.run([valid_ids, predictions])
+                                ids.extend(batch_ids.tolist())
+                                predicted.extend(batch_predictions.tolist())
+                                sizes.append(len(batch_ids))
+                        except tf.errors.OutOfRangeError:
+                            passes.append((ids, predicted, sizes))
+    assert len(passes) == 6
+    for (ids_1, predicted_1, sizes_1), (ids_2, predicted_2, _) in zip(passes[::2], passes[1::2], strict=True):
+        assert ids_1 == ids_2 == expected, "every validation example exactly once, in the same order"
+        assert predicted_1 == predicted_2, "identical predictions in identical order"
+        assert sizes_1[-1] == len(expected) % batch_size, "the smaller final batch is there"
+    assert trained == list(range(12 * batch_size)), "training resumed where it left off"

@@ -1,0 +1,53 @@
+"""Data generated on the fly, in chunks of unknown size, for validating during training (notebook 06).
+
+Every example carries an integer id, so a test can prove that a validation pass saw every example exactly
+once and in the same order as the pass before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+FEATURES = 8
+_TRUE_WEIGHTS = np.random.default_rng(1234).normal(size=FEATURES).astype(np.float32)
+
+
+def generate(seed: int, num_chunks: int, first_id: int = 0) -> Iterator[tuple[int, np.ndarray, int]]:
+    """Yield (id, features float32 [8], label 0/1) from `num_chunks` source chunks of 1 to 7 examples each.
+
+    How many examples a chunk holds is only known when it is generated, so the total is unknown in
+    advance (and, in general, not a multiple of any batch size). The same seed yields the same stream.
+    """
+    rng = np.random.default_rng(seed)
+    next_id = first_id
+    for _ in range(num_chunks):
+        for _ in range(int(rng.integers(1, 8))):
+            features = rng.normal(size=FEATURES).astype(np.float32)
+            noisy = features @ _TRUE_WEIGHTS + rng.normal(scale=0.5)
+            yield next_id, features, int(noisy > 0)
+            next_id += 1
+
+
+def endless(seed: int, chunk_block: int = 50) -> Iterator[tuple[int, np.ndarray, int]]:
+    """Yield training examples forever, block after block of fresh chunks, ids counting up."""
+    block, next_id = 0, 0
+    while True:
+        for example in generate(seed + 7919 * block, chunk_block, next_id):
+            next_id = example[0] + 1
+            yield example
+        block += 1
+
+
+def dataset(seed: int = 0, num_chunks: int | None = None):
+    """Return a tf.data.Dataset of (id int64, features float32 [8], label int64): `num_chunks` chunks, or endless."""
+    from tutorial_lib.env import import_tensorflow
+
+    tf = import_tensorflow()
+
+    def source():
+        return generate(seed, num_chunks) if num_chunks is not None else endless(seed)
+
+    return tf.data.Dataset.from_generator(source, output_signature=(
+        tf.TensorSpec([], tf.int64), tf.TensorSpec([FEATURES], tf.float32), tf.TensorSpec([], tf.int64)))
