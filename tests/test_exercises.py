@@ -418,17 +418,21 @@ def test_batches_in_pass(capsys):
     assert not passed and "smaller batch" in out
 
 
-def test_validation_pass(capsys):
+def read_to_end(sess, ids):
     from tutorial_lib.tf1 import tf
 
+    out = []
+    try:
+        while True:
+            out.append(sess.run(ids))
+    except tf.errors.OutOfRangeError:
+        return out
+
+
+def test_validation_pass(capsys):
     def reference(sess, initializer, ids):
         sess.run(initializer)
-        out = []
-        try:
-            while True:
-                out.append(sess.run(ids))
-        except tf.errors.OutOfRangeError:
-            return out
+        return read_to_end(sess, ids)
 
     assert verdict_and_output(capsys, ex.check_validation_pass, reference)[0]
     initialized = []
@@ -437,12 +441,7 @@ def test_validation_pass(capsys):
         if not initialized:
             sess.run(initializer)
             initialized.append(True)
-        out = []
-        try:
-            while True:
-                out.append(sess.run(ids))
-        except tf.errors.OutOfRangeError:
-            return out
+        return read_to_end(sess, ids)
 
     passed, out = verdict_and_output(capsys, ex.check_validation_pass, initializes_once)
     assert not passed and "initializer at the start of every pass" in out
@@ -470,3 +469,33 @@ def test_accuracy_over(capsys):
 
     passed, out = verdict_and_output(capsys, ex.check_accuracy_over, mean_of_batches)
     assert not passed and "final batch" in out
+
+
+# --- 07_one_batch_many_evaluations ----------------------------------------------------------------------
+
+def test_armijo(capsys):
+    assert verdict_and_output(capsys, ex.check_armijo, lambda f0, f1, a, s: f1 <= f0 + 1e-4 * a * s)[0]
+    passed, out = verdict_and_output(capsys, ex.check_armijo, lambda f0, f1, a, s: f1 < f0)
+    assert not passed and "Any decrease is not enough" in out
+
+
+def test_cache(capsys):
+    from tutorial_lib.tf1 import tf, v1
+
+    def reference(batch):
+        cache = v1.Variable(tf.zeros(batch.shape), trainable=False)
+        return cache.value(), cache.assign(batch).op
+
+    assert verdict_and_output(capsys, ex.check_cache, reference)[0]
+
+    def reused_dequeue(batch):
+        return batch, tf.no_op()
+
+    passed, out = verdict_and_output(capsys, ex.check_cache, reused_dequeue)
+    assert not passed and "non-trainable variable" in out
+
+
+def test_atom_mask(capsys):
+    assert verdict_and_output(capsys, ex.check_atom_mask, lambda s: (s > 0).astype(np.float32))[0]
+    passed, out = verdict_and_output(capsys, ex.check_atom_mask, lambda s: (s > 0).sum(1))
+    assert not passed and "per atom slot" in out

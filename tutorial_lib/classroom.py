@@ -139,10 +139,14 @@ def with_navigation(notebook: nbformat.NotebookNode, stem: str, existing: set[st
     return updated
 
 
+def _course_notebooks(notebook_dir: Path) -> tuple[list[Path], set[str]]:
+    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
+    return paths, {p.stem for p in paths}
+
+
 def navigation_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
     """Say which notebooks' navigation cells differ from the generated ones (empty when all agree)."""
-    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
-    existing = {p.stem for p in paths}
+    paths, existing = _course_notebooks(notebook_dir)
     problems = []
     for path in paths:
         cells = read(path).cells
@@ -156,8 +160,7 @@ def navigation_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
 
 def write_navigation(notebook_dir: Path = NOTEBOOK_DIR) -> list[Path]:
     """Regenerate the navigation cells of every course notebook in place; return the notebooks changed."""
-    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
-    existing = {p.stem for p in paths}
+    paths, existing = _course_notebooks(notebook_dir)
     changed = []
     for path in paths:
         notebook = read(path)
