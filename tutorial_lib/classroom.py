@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+from tutorial_lib.notebooks import NOTEBOOK_DIR, notebook_paths
 
 # The course map: notebook stem -> title. Notebooks not written yet are named but not linked.
 COURSE = {
@@ -95,7 +95,7 @@ def student_edition(out_dir: Path, notebooks: list[Path] | None = None) -> list[
     """Write the student edition of every course notebook into out_dir; return the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for path in notebooks or sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")):
+    for path in notebooks or notebook_paths():
         target = out_dir / path.name
         write(target, student_notebook(read(path)))
         written.append(target)
