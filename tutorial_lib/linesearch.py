@@ -64,9 +64,9 @@ def morse_energies(params: tf.Tensor, species: tf.Tensor, positions: tf.Tensor) 
     depth, radius, width = tf.exp(params[0:4]), params[4:8], tf.exp(params[8])
     index = species_index(species)
     mask = tf.cast(species > 0, tf.float32)
-    pair_mask = mask[:, :, None] * mask[:, None, :] * tf.linalg.band_part(tf.ones_like(mask[0:1, :, None] *
-                                                                                       mask[0:1, None, :]), 0, -1)
-    pair_mask = pair_mask - mask[:, :, None] * mask[:, None, :] * tf.linalg.diag(tf.ones_like(mask[0:1]))
+    both_real = mask[:, :, None] * mask[:, None, :]
+    ones = tf.ones_like(both_real)
+    pair_mask = both_real * (tf.linalg.band_part(ones, 0, -1) - tf.linalg.band_part(ones, 0, 0))  # pairs i < j
     d = tf.gather(depth, index)
     r = tf.gather(radius, index)
     delta = positions[:, :, None, :] - positions[:, None, :, :]
