@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: lab test data data-verify notebooks navigation student-edition lint bench doctor clean
+.PHONY: lab test data data-verify notebooks navigation student-edition lint bench bench-monitor doctor clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ student-edition: $(STAMP)
 	$(BIN)/python -m tutorial_lib student-edition $(or $(OUT),out/student)
 
 bench: $(STAMP)
+	$(BIN)/python -m tutorial_lib bench pipelines
+
+bench-monitor: $(STAMP)
 	$(BIN)/python -m tutorial_lib bench monitor
 
 lint: $(STAMP)

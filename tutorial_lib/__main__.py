@@ -1,5 +1,5 @@
 """Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...]`, `navigation`,
-`student-edition OUT_DIR`, `bench monitor`, `doctor`."""
+`student-edition OUT_DIR`, `bench [pipelines|monitor]`, `doctor`."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def _notebooks(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.which == "pipelines":
+        return _bench_pipelines(args)
     from tutorial_lib import bench
 
     result = bench.monitor_overhead(steps=args.steps, repeats=args.repeats)
@@ -38,6 +40,22 @@ def _bench(args: argparse.Namespace) -> int:
           f"(median {result['monitored_s']:.3f} s vs {result['plain_s']:.3f} s)")
     print(f"  sampler thread's CPU time per second of training: {100 * result['sampling_share']:.2f}% "
           f"({result['view_updates_per_s']:.1f} widget updates/s)")
+    return 0
+
+
+def _bench_pipelines(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tutorial_lib import pipebench
+
+    pipebench.configure()  # before TensorFlow runs anything in this process
+    results = pipebench.run_all(scale=args.scale, repeats=args.repeats, progress=print)
+    print(pipebench.table(results))
+    data, chart = pipebench.save(results, Path(args.out))
+    print(f"\nwrote {data} and {chart}")
+    if not results["all_required_hold"]:
+        print("self-check: a required direction did not show on this machine (see above)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -80,10 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("notebooks", help="re-execute notebooks in place (default: all)")
     run.add_argument("names", nargs="*")
     run.set_defaults(run=_notebooks)
-    bench = commands.add_parser("bench", help="measure: 'monitor' = the dashboard's sampling overhead")
-    bench.add_argument("which", choices=["monitor"])
-    bench.add_argument("--steps", type=int, default=200)
-    bench.add_argument("--repeats", type=int, default=5)
+    bench = commands.add_parser("bench", help="measure: 'pipelines' (default) = feed_dict vs queues vs tf.data; "
+                                "'monitor' = the dashboard's sampling overhead")
+    bench.add_argument("which", nargs="?", default="pipelines", choices=["pipelines", "monitor"])
+    bench.add_argument("--steps", type=int, default=200, help="monitor: training steps per run")
+    bench.add_argument("--repeats", type=int, default=5, help="timed rounds per variant (after one warm-up)")
+    bench.add_argument("--scale", type=float, default=1.0, help="pipelines: shrink the workloads (e.g. 0.25)")
+    bench.add_argument("--out", default="out/bench", help="pipelines: where to write pipelines.json/.png")
     bench.set_defaults(run=_bench)
     student = commands.add_parser("student-edition", help="write the notebooks without solutions to OUT_DIR")
     student.add_argument("out_dir")

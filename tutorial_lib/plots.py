@@ -120,3 +120,27 @@ def show_ptb_layout(stream: Sequence[int], batch_size: int, num_steps: int, step
     ax.set(xticks=range(batch_len), yticks=range(batch_size), xlabel="position in row (batch_len columns)",
            ylabel="row (batch_size)", title=f"colour: window i · step {step}: x solid, y dashed")
     return fig
+
+
+def show_pipeline_bench(results: dict) -> Figure:
+    """Draw one panel per benchmark workload: each variant's speedup over naive, labelled with its efficiency."""
+    names = [name for name in ("latency", "cpu", "copy") if name in results]
+    fig, axes = _figure(1, len(names), figsize=(5 * len(names), 4.2), squeeze=False)
+    for ax, name in zip(axes.flat, names, strict=True):
+        variants = results[name]["variants"]
+        labels = list(variants)[::-1]
+        speedups = [variants[v]["speedup_over_naive"] for v in labels]
+        colours = ["tab:gray" if v in ("ceiling", "naive") else "tab:orange" if v in ("feed_dict", "autotune")
+                   or v.startswith("queue") else "tab:blue" for v in labels]
+        ax.barh(labels, speedups, color=colours)
+        for y, v in enumerate(labels):
+            f = variants[v]
+            note = f"{100 * f['input_bound_fraction']:.0f}% waiting"
+            if f["efficiency"]:
+                note = f"{f['efficiency']:.2f} of {f['efficiency_vs']}, " + note
+            ax.text(speedups[y], y, " " + note, va="center", fontsize=7)
+        ax.axvline(1.0, color="black", lw=0.8)
+        ax.set(title=f"{name} workload", xlabel="speedup over tf.data naive (median, same run)",
+               xlim=(0, max(speedups) * 1.9))
+    fig.suptitle("Input pipelines compared (grey: baselines, orange: TF1 and AUTOTUNE, blue: tf.data)")
+    return fig

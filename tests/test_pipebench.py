@@ -1,0 +1,151 @@
+"""The pipeline benchmark: every variant delivers the same data; the ideal times and the self-check are right.
+
+Nothing here is timed: speed directions are checked by the benchmark's own self-check (`make bench`).
+"""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from tutorial_lib import pipebench, tf1
+
+tf = pipebench.tf
+
+
+def recording(workload: pipebench.Workload) -> tuple[pipebench.Workload, list[np.ndarray]]:
+    """Return the workload with a step that records every batch it is given (and the list it fills)."""
+    seen: list[np.ndarray] = []
+
+    def keep(batch):
+        seen.append(np.array(batch))
+        return np.float32(0)
+
+    def consume(batch):
+        return tf.py_function(keep, [batch], tf.float32)
+
+    return dataclasses.replace(workload, consume=consume), seen
+
+
+def rows(batches: list[np.ndarray]) -> list[bytes]:
+    """Return every example of the batches as bytes, sorted (a multiset that ignores order).
+
+    Values are k/255 (copy) or whole numbers (latency): x * 255 rounds to the same integer in TF and NumPy.
+    """
+    return sorted(np.rint(np.asarray(example) * 255).astype(np.int64).tobytes() for batch in batches
+                  for example in batch)
+
+
+@pytest.mark.parametrize("name", ["latency", "copy"])
+@pytest.mark.parametrize("variant", pipebench.VARIANTS)
+def test_every_variant_delivers_each_element_once_per_epoch(name, variant):
+    base = (pipebench.latency_workload(num_elements=32, batch_size=4, read_ms=0.0, step_ms=0.0) if name == "latency"
+            else pipebench.copy_workload(num_elements=32, batch_size=4, side=8))
+    if not pipebench.applicable(base, variant):
+        assert variant == "vectorized" and name == "latency"  # a sleep cannot be vectorized
+        return
+    workload, seen = recording(base)
+    run = pipebench.runner(workload, variant)()
+    if variant == "feed_dict" or variant.startswith("queue"):
+        seen.pop(0)  # the TF1 forms run the step once before the clock starts, to build its executor
+    assert run.steps == workload.steps == 16 and len(seen) == 16
+    assert all(batch.shape[0] == 4 for batch in seen)
+    expected = workload.read_numpy(workload.source)
+    assert rows(seen) == rows([expected, expected])  # each element once per epoch: none lost, none repeated
+    assert 0 <= run.wait_s <= run.seconds
+    assert not tf1.runner_threads()
+
+
+def test_cpu_and_copy_variants_yield_the_same_examples():
+    copy = pipebench.copy_workload(num_elements=8, batch_size=2, side=16)
+    expected = np.concatenate([copy.read_numpy(copy.source)] * 2)
+    for variant in ("naive", "prefetch", "parallel_map", "cache", "vectorized", "autotune"):
+        got = np.concatenate([b.numpy() for b in pipebench.build_dataset(copy, variant)])
+        np.testing.assert_allclose(got, expected, rtol=1e-6, err_msg=variant)
+    interleaved = np.concatenate([b.numpy() for b in pipebench.build_dataset(copy, "parallel_interleave")])
+    np.testing.assert_allclose(np.sort(interleaved.reshape(len(interleaved), -1), axis=0),
+                               np.sort(expected.reshape(len(expected), -1), axis=0), rtol=1e-6)
+    cpu = pipebench.cpu_workload(num_elements=256)
+    scalar = np.concatenate([b.numpy() for b in pipebench.build_dataset(cpu, "naive")])
+    vector = np.concatenate([b.numpy() for b in pipebench.build_dataset(cpu, "vectorized")])
+    assert scalar.shape == vector.shape == (512, 784)
+    for images in (scalar, vector, cpu.read_numpy(cpu.source[:64])):
+        assert images.min() >= 0.0 and images.max() <= 1.0
+    # the random contrast/brightness differ per draw, but the ink is where the digit is, in every form
+    raw = np.frombuffer(b"".join(cpu.source[:64]), np.uint8).reshape(64, -1)[:, 1:] > 128
+    for images in (scalar[:64], vector[:64], cpu.read_numpy(cpu.source[:64])):
+        assert np.corrcoef(images.ravel(), raw.ravel())[0, 1] > 0.9
+
+
+def test_cpu_workload_names_its_limit():
+    with pytest.raises(ValueError, match="train shards hold 4000"):
+        pipebench.cpu_workload(num_elements=5000)
+
+
+def test_ideal_times_follow_from_read_and_step_costs():
+    w = pipebench.latency_workload(num_elements=64, batch_size=4, read_ms=5.0, step_ms=10.0, num_epochs=2)
+    assert w.steps == 32
+    ideal = {v: pipebench.ideal_s(w, v) for v in pipebench.VARIANTS}
+    assert ideal["naive"] == ideal["feed_dict"] == pytest.approx(32 * 0.030)
+    assert ideal["prefetch"] == ideal["queue_1"] == pytest.approx(32 * 0.020 + 0.010)
+    assert ideal["queue_2"] == pytest.approx(32 * 0.010 + 0.010)
+    assert ideal["parallel_map"] == ideal["queue_4"] == pytest.approx(32 * 0.010 + 0.005)
+    assert ideal["cache"] == pytest.approx(16 * 0.020 + 0.010 + 16 * 0.010)
+    assert ideal["ceiling"] == pytest.approx(0.320)
+    assert ideal["vectorized"] is None and ideal["autotune"] is None
+    assert pipebench.ideal_s(pipebench.copy_workload(num_elements=8, side=4), "naive") is None
+
+
+def fake_results(**changes) -> dict:
+    """Build a results dict whose directions all hold; `changes` overrides median times."""
+    def block(times: dict[str, float], ideal: dict[str, float] | None = None) -> dict:
+        return {"variants": {v: {"median_s": t, "ideal_s": (ideal or {}).get(v)} for v, t in times.items()}}
+
+    latency = {"naive": 1.0, "prefetch": 0.70, "parallel_map": 0.40, "parallel_interleave": 0.42, "ceiling": 0.35}
+    cpu = {v: 0.60 for v in pipebench.TF_DATA} | {"naive": 0.8, "ceiling": 0.55, "autotune": 0.62}
+    for key, value in changes.items():
+        name, variant = key.split("__")
+        (latency if name == "latency" else cpu)[variant] = value
+    return {"latency": block(latency, {"prefetch": 0.65}), "cpu": block(cpu),
+            "map_cost": {"scalar": 40.0, "parallel_map": 42.0, "parallel_interleave": 45.0, "vectorized": 10.0}}
+
+
+def test_self_check_passes_and_fails_on_the_right_numbers():
+    verdicts = {d: holds for d, holds, _ in pipebench.self_check(fake_results())}
+    assert all(holds for d, holds in verdicts.items() if "pipeline alone" not in d), verdicts
+    assert not verdicts["cpu, pipeline alone: parallel_map faster than sequential map"]  # 42 vs 40 µs
+    broken = {d: holds for d, holds, _ in pipebench.self_check(fake_results(
+        latency__prefetch=0.90, latency__parallel_map=0.95, cpu__vectorized=0.70, cpu__parallel_map=0.70,
+        cpu__prefetch=0.70, cpu__parallel_interleave=0.70, cpu__cache=0.70, cpu__naive=0.70,
+        cpu__autotune=0.95))}
+    assert not broken["latency: prefetch within 1.3x of its analytic ideal"]  # 0.90 / 0.65 = 1.38
+    assert not broken["latency: parallel_map faster than sequential map (+ prefetch)"]
+    assert not broken["cpu: best tf.data variant >= 0.9 of the ceiling"]  # 0.55 / 0.70 = 0.79
+    assert not broken["cpu: AUTOTUNE within 1.25x of the hand-tuned parallel map"]  # 0.95 / 0.70 = 1.36
+    assert pipebench.must_hold(pipebench.self_check(fake_results()))
+
+
+def test_a_short_run_writes_the_table_json_and_chart(tmp_path):
+    small = pipebench.latency_workload(num_elements=16, batch_size=4, read_ms=1.0, step_ms=1.0, num_epochs=1)
+    block = pipebench.measure(small, variants=("feed_dict", "queue_2", "naive", "prefetch", "ceiling"),
+                              repeats=1, warmup=0)
+    figures = block["variants"]
+    assert list(figures) == ["feed_dict", "queue_2", "naive", "prefetch", "ceiling"]
+    assert figures["naive"]["speedup_over_naive"] == 1.0
+    assert all(len(f["times_s"]) == 1 and 0 <= f["input_bound_fraction"] <= 1 for f in figures.values())
+    assert figures["ceiling"]["input_bound_fraction"] < 0.5  # batches already in memory: hardly any waiting
+    results = {"latency": block, "cpu": block, "copy": block,
+               "map_cost": {"scalar": 40.0, "parallel_map": 30.0, "parallel_interleave": 30.0, "vectorized": 5.0},
+               "self_check": [{"direction": "d", "holds": False, "numbers": "n"}]}
+    text = pipebench.table(results)
+    assert "feed_dict" in text and "[FAILS] d: n" in text
+    data, chart = pipebench.save(results, tmp_path / "bench")
+    assert json.loads(data.read_text())["latency"]["steps"] == 4
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_configure_refuses_once_tensorflow_has_run():
+    tf.constant(1.0) + 1.0  # the runtime is up in this process
+    with pytest.raises(RuntimeError, match="own process"):
+        pipebench.configure()
