@@ -156,3 +156,16 @@ def test_init_ops_run_with_their_feed_before_the_runners_read(no_new_threads):
                 while True:
                     got.append(sess.run(value))
     assert got == data.tolist()
+
+
+def test_drain_returns_every_value_until_the_input_ends():
+    with tf.Graph().as_default():
+        value = v1.train.range_input_producer(4, num_epochs=2, shuffle=False).dequeue()
+        assert tf1.drain(value) == [0, 1, 2, 3, 0, 1, 2, 3]
+    with tf.Graph().as_default():
+        iterator = v1.data.make_initializable_iterator(tf.data.Dataset.range(3))
+        with tf1.session() as sess:
+            sess.run(iterator.initializer)
+            assert tf1.drain(iterator.get_next(), sess) == [0, 1, 2]
+            assert tf1.drain(iterator.get_next(), sess) == []  # exhausted: nothing more, no error
+    assert not tf1.runner_threads()

@@ -41,6 +41,7 @@ FIXED = tuple(v for v in VARIANTS if v != "autotune")  # the variants with hand-
 # The training step runs its ops on one thread, standing in for an accelerator: the other core is left to the
 # input pipeline, as the host CPU is on a machine with a GPU. (On 2 cores a two-thread matmul was no faster.)
 STEP_THREADS = 1
+MAP_COST_ELEMENTS = 3072
 INPUT_THREADS = 4  # the tf.data pipelines' private thread pool (enough for the latency workload's 4 sleeping reads)
 
 
@@ -54,8 +55,12 @@ def configure() -> None:
 
 
 def _session_config() -> v1.ConfigProto:
-    """Return the TF1 sessions' settings: the step's thread count, and an inter-op pool the runners cannot exhaust."""
-    return v1.ConfigProto(intra_op_parallelism_threads=STEP_THREADS, inter_op_parallelism_threads=INPUT_THREADS + 1)
+    """Return the TF1 sessions' settings: the step's thread count, an inter-op pool the runners cannot exhaust,
+    and no Grappler: it re-optimised the whole graph (the step's 47 MB of weights included) for every new set
+    of fetches -- seconds per run, most of it inside the timed loop. tf.function traces once, outside it."""
+    config = v1.ConfigProto(intra_op_parallelism_threads=STEP_THREADS, inter_op_parallelism_threads=INPUT_THREADS + 1)
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    return config
 
 
 @dataclass(frozen=True)
@@ -219,6 +224,11 @@ def ideal_s(workload: Workload, variant: str) -> float | None:
     return None
 
 
+def _shards(workload: Workload) -> np.ndarray:
+    """Return the elements split into `num_shards` equal shards (like files), in order."""
+    return workload.source.reshape(workload.num_shards, -1, *workload.source.shape[1:])
+
+
 def _no_tuning(dataset: tf.data.Dataset) -> tf.data.Dataset:
     """Turn off tf.data's automatic prefetch injection and autotuning (the honest naive baseline)."""
     options = tf.data.Options()
@@ -247,8 +257,7 @@ def _build_dataset(workload: Workload, variant: str) -> tf.data.Dataset:
         batched = elements.repeat(w.num_epochs).batch(w.batch_size, drop_remainder=True)
         return batched.map(w.read_batch).prefetch(1)
     if variant == "parallel_interleave":
-        shards = w.source.reshape(w.num_shards, -1, *w.source.shape[1:])
-        examples = tf.data.Dataset.from_tensor_slices(shards).repeat(w.num_epochs).interleave(
+        examples = tf.data.Dataset.from_tensor_slices(_shards(w)).repeat(w.num_epochs).interleave(
             lambda shard: tf.data.Dataset.from_tensor_slices(shard).map(w.read),
             cycle_length=w.num_shards, num_parallel_calls=w.num_shards, deterministic=True)
         return examples.batch(w.batch_size, drop_remainder=True).prefetch(1)
@@ -342,14 +351,14 @@ def _run_queues(workload: Workload, num_threads: int) -> Run:
             return Run(time.perf_counter() - start, wait, steps)
 
 
-def runner(workload: Workload, variant: str) -> Callable[[], Run]:
-    """Return a function that performs one timed run of `variant` on `workload`."""
+def runner(workload: Workload, variant: str, step: Callable | None = None) -> Callable[[], Run]:
+    """Return a function that performs one timed run of `variant` on `workload` (tf.data: with `step`)."""
     if variant == "feed_dict":
         return lambda: _run_feed_dict(workload)
     if variant.startswith("queue_"):
         threads = int(variant.split("_")[1])
         return lambda: _run_queues(workload, threads)
-    step = tf.function(workload.consume)
+    step = step or tf.function(workload.consume)
     in_memory = list(build_dataset(workload, "naive")) if variant == "ceiling" else None
     return lambda: _run_dataset(workload, variant, step, in_memory)
 
@@ -364,7 +373,8 @@ def measure(workload: Workload, variants: tuple[str, ...] = VARIANTS, repeats: i
     """Run the variants interleaved on one workload and return medians, ratios and the derived figures."""
     chosen = [v for v in variants if applicable(workload, v)]
     runs: dict[str, list[Run]] = {v: [] for v in chosen}
-    calls = {v: runner(workload, v) for v in chosen}
+    step = tf.function(workload.consume)  # one traced step shared by every tf.data variant
+    calls = {v: runner(workload, v, step) for v in chosen}
 
     def timed(variant: str) -> Callable[[], None]:
         def run() -> None:
@@ -404,8 +414,9 @@ def map_cost(workload: Workload, repeats: int = 5) -> dict[str, float]:
     parallel interleave, and batch-then-map (vectorized)."""
     w, options = workload, tf.data.Options()
     options.threading.private_threadpool_size = INPUT_THREADS
-    elements = tf.data.Dataset.from_tensor_slices(w.source).with_options(options)
-    shards = tf.data.Dataset.from_tensor_slices(w.source.reshape(w.num_shards, -1, *w.source.shape[1:]))
+    passes = max(1, MAP_COST_ELEMENTS // len(w.source))  # enough elements that per-run costs do not count
+    elements = tf.data.Dataset.from_tensor_slices(w.source).repeat(passes).with_options(options)
+    shards = tf.data.Dataset.from_tensor_slices(_shards(w)).repeat(passes)
     pipelines = {
         "scalar": elements.map(w.read).batch(w.batch_size),
         "parallel_map": elements.map(w.read, num_parallel_calls=w.num_parallel_calls).batch(w.batch_size),
@@ -422,7 +433,7 @@ def map_cost(workload: Workload, repeats: int = 5) -> dict[str, float]:
         return run
 
     times = bench.interleaved({name: drain(_no_tuning(p)) for name, p in pipelines.items()}, repeats)
-    return {name: 1e6 * value / len(w.source) for name, value in bench.medians(times).items()}
+    return {name: 1e6 * value / (passes * len(w.source)) for name, value in bench.medians(times).items()}
 
 
 def self_check(results: dict[str, Any]) -> list[tuple[str, bool, str]]:
@@ -458,6 +469,26 @@ def self_check(results: dict[str, Any]) -> list[tuple[str, bool, str]]:
 def must_hold(checks: list[tuple[str, bool, str]]) -> bool:
     """Say whether every required direction held (the "pipeline alone" ones are only reported)."""
     return all(holds for direction, holds, _ in checks if "pipeline alone" not in direction)
+
+
+def run_in_subprocess(scale: float, repeats: int, out_dir: str | Path) -> dict[str, Any]:
+    """Run `python -m tutorial_lib bench pipelines` in a fresh process and return its results.
+
+    A fresh process, because the benchmark sets TensorFlow's thread counts before TensorFlow starts.
+    Exit status 1 (a required direction did not show) still returns the results; a crash raises.
+    """
+    import subprocess
+    import sys
+
+    out = Path(out_dir)
+    (out / "pipelines.json").unlink(missing_ok=True)  # never read a previous run's results
+    done = subprocess.run([sys.executable, "-m", "tutorial_lib", "bench", "pipelines", "--scale", str(scale),
+                           "--repeats", str(repeats), "--out", str(out)], capture_output=True, text=True,
+                          timeout=600)
+    if done.returncode not in (0, 1) or not (out / "pipelines.json").exists():
+        tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+        raise RuntimeError(f"the benchmark process failed (exit status {done.returncode}):\n{tail}")
+    return json.loads((out / "pipelines.json").read_text())
 
 
 def run_all(scale: float = 1.0, repeats: int = 5, progress: Callable[[str], None] | None = None) -> dict[str, Any]:

@@ -180,3 +180,19 @@ def runner_threads() -> list[threading.Thread]:
     """Return the live QueueRunner threads of this process (for checking that nothing leaked)."""
     return [t for t in threading.enumerate() if t.name.startswith("QueueRunnerThread")]
 
+
+
+def drain(fetches, sess: v1.Session | None = None, feed_dict: dict | None = None) -> list:
+    """Run `fetches` (with `feed_dict`) until the input is exhausted (OutOfRangeError); return every value.
+
+    Without `sess`, opens a guarded session on the current graph (runners started) and closes it after.
+    """
+    if sess is None:
+        with session() as own:
+            return drain(fetches, own, feed_dict)
+    values = []
+    while True:
+        try:
+            values.append(sess.run(fetches, feed_dict=feed_dict))
+        except tf.errors.OutOfRangeError:
+            return values

@@ -1,0 +1,129 @@
+"""The migration map: each TF1 input API the course used, its tf.data / eager form, and where the pair is checked.
+
+`where` is either a notebook section ("NN_name#Heading text", a cell there asserts that both forms yield
+the same data) or a test ("tests/file.py::test_name"). tests/test_migration.py checks that every target
+exists and asserts something.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+import nbformat
+
+from tutorial_lib.notebooks import NOTEBOOK_DIR
+
+
+class Row(NamedTuple):
+    """One line of the map."""
+
+    tf1: str
+    tf_data: str
+    where: str
+
+
+MAP = [
+    Row("`placeholder` + `feed_dict`", "call a `tf.function` with NumPy arrays; mini-batches from "
+        "`from_tensor_slices(...).batch(n)`", "01_feeding#Today's form: `tf.function` with NumPy input"),
+    Row("`string_input_producer(files, shuffle, num_epochs)`",
+        "`from_tensor_slices(files).shuffle(len(files)).repeat(n)`, readers via `interleave` / `flat_map`",
+        "03_queues_and_threads#One epoch, every example exactly once"),
+    Row("`slice_input_producer([arrays])`", "`from_tensor_slices(arrays)`",
+        "04_preloaded_data#Today's form: `Dataset.from_tensor_slices`"),
+    Row("`range_input_producer(n)`", "`Dataset.range(n)` (`.shuffle`, `.repeat`)",
+        "09_queues_to_tf_data#Range producer"),
+    Row("`TextLineReader(skip_header_lines=1)` + `decode_csv`", "`TextLineDataset(f).skip(1)` + `decode_csv` "
+        "(per file, in `flat_map`)", "02_reading_files#The same with `tf.data`"),
+    Row("`FixedLengthRecordReader` + `decode_raw`", "`FixedLengthRecordDataset` + `decode_raw`",
+        "02_reading_files#Fixed-length records: the CIFAR-10 layout"),
+    Row("`TFRecordReader` + `parse_single_example`", "`TFRecordDataset` + `parse_single_example`",
+        "02_reading_files#TFRecord files and `tf.train.Example`"),
+    Row("`train.batch`", "`Dataset.batch`", "02_reading_files#The example queue"),
+    Row("`train.shuffle_batch(capacity, min_after_dequeue)`", "`shuffle(buffer_size).batch(n)`",
+        "03_queues_and_threads#Shuffle quality against `min_after_dequeue`"),
+    Row("`train.shuffle_batch_join` (one reader per file)", "`interleave(cycle_length=readers)` + `shuffle` + "
+        "`batch`", "03_queues_and_threads#Batching: `batch`, `shuffle_batch`, `shuffle_batch_join`"),
+    Row("`train.maybe_batch(keep_input=...)`", "`filter(predicate).batch(n)`",
+        "09_queues_to_tf_data#Conditional batching"),
+    Row("`enqueue_many=True` (many examples per record)", "`unbatch()` or `flat_map(from_tensor_slices)`",
+        "03_queues_and_threads#Filtering, and many examples per record: `enqueue_many`"),
+    Row("`QueueRunner`, `Coordinator`, `start_queue_runners`", "nothing to start or stop: iterate; `prefetch` "
+        "runs ahead", "09_queues_to_tf_data#Runners and coordinator"),
+    Row("`num_epochs=n` and `OutOfRangeError`", "`repeat(n)`; the loop ends (`StopIteration`)",
+        "03_queues_and_threads#One epoch, every example exactly once"),
+    Row("`allow_smaller_final_batch=True`", "`batch(n)` (`drop_remainder=False`, the default)",
+        "03_queues_and_threads#One epoch, every example exactly once"),
+    Row("`batch(dynamic_pad=True)` / `PaddingFIFOQueue`", "`padded_batch` or `ragged_batch`",
+        "07_one_batch_many_evaluations#Variable-size batches: padding, `padded_batch`, ragged"),
+    Row("`get_session_handle` / `get_session_tensor`", "keep the eager tensor in a Python variable",
+        "07_one_batch_many_evaluations#The eager form: the batch is a Python value"),
+    Row("`make_one_shot_iterator`", "`for batch in dataset:`", "09_queues_to_tf_data#One-shot iterator"),
+    Row("`make_initializable_iterator` (placeholders as parameters)", "build the dataset in a function of its "
+        "parameters; a new `iter` per pass", "09_queues_to_tf_data#Initializable iterator"),
+    Row("reinitializable iterator (`Iterator.from_structure`)", "loop over whichever dataset you need",
+        "09_queues_to_tf_data#Reinitializable iterator"),
+    Row("feedable iterator (`string_handle`)", "Python chooses which iterator to call `next` on",
+        "09_queues_to_tf_data#Feedable iterator"),
+    Row("reader / batch `num_threads`", "`map(num_parallel_calls=...)`, `interleave(num_parallel_calls=...)`, "
+        "`prefetch`", "tests/test_pipebench.py::test_every_variant_delivers_each_element_once_per_epoch"),
+]
+
+
+def anchor(heading: str) -> str:
+    """Return JupyterLab's anchor for a Markdown heading: the rendered text with spaces as dashes."""
+    return heading.replace("`", "").strip().replace(" ", "-")
+
+
+def link(where: str) -> str:
+    """Return a Markdown link to a notebook section or a test (relative to notebooks/)."""
+    if where.startswith("tests/"):
+        return f"[`{where.split('::')[1]}`](../{where.split('::')[0]})"
+    stem, heading = where.split("#", 1)
+    return f"[{stem[:2]} · {heading.replace('`', '')}]({stem}.ipynb#{anchor(heading)})"
+
+
+def table() -> str:
+    """Return the map as a Markdown table."""
+    lines = ["| TF1 | tf.data / eager | same data asserted in |", "|---|---|---|"]
+    lines += [f"| {row.tf1} | {row.tf_data} | {link(row.where)} |" for row in MAP]
+    return "\n".join(lines)
+
+
+def sections(path: Path) -> dict[str, list[str]]:
+    """Return {heading text: sources of the code cells in its section (subsections included)} for a notebook."""
+    found: dict[str, list[str]] = {}
+    open_sections: list[tuple[int, list[str]]] = []  # (heading level, code of that section)
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                match = re.match(r"(#{1,6}) (.+)", line)
+                if match:
+                    level = len(match.group(1))
+                    open_sections = [(lv, code) for lv, code in open_sections if lv < level]
+                    open_sections.append((level, found.setdefault(match.group(2).strip(), [])))
+        else:
+            for _, code in open_sections:
+                code.append(cell.source)
+    return found
+
+
+def problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
+    """Return what is wrong with the map's targets (a missing section or test, or one asserting nothing)."""
+    found = []
+    for row in MAP:
+        if row.where.startswith("tests/"):
+            file, name = row.where.split("::")
+            path = notebook_dir.parent / file
+            if not path.exists() or f"def {name}(" not in path.read_text():
+                found.append(f"{row.tf1}: no test {row.where}")
+            continue
+        stem, heading = row.where.split("#", 1)
+        path = notebook_dir / f"{stem}.ipynb"
+        code = sections(path).get(heading) if path.exists() else None
+        if code is None:
+            found.append(f"{row.tf1}: no section '{heading}' in {stem}")
+        elif not any(re.search(r"^\s*assert |testing\.assert_|check_same", source, re.M) for source in code):
+            found.append(f"{row.tf1}: section '{heading}' of {stem} asserts nothing")
+    return found
