@@ -1,5 +1,5 @@
 """Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...]`, `navigation`,
-`student-edition OUT_DIR`, `bench [pipelines|monitor]`, `doctor`."""
+`student-edition OUT_DIR`, `bench [pipelines|monitor]`, `serve dispatcher|worker`, `doctor`."""
 
 from __future__ import annotations
 
@@ -59,6 +59,13 @@ def _bench_pipelines(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from tutorial_lib import service
+
+    service.serve(args.kind, args.dispatcher, args.worker_timeout_ms, args.port, args.host)
+    return 0
+
+
 def _student_edition(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -106,6 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--scale", type=float, default=1.0, help="pipelines: shrink the workloads (e.g. 0.25)")
     bench.add_argument("--out", default="out/bench", help="pipelines: where to write pipelines.json/.png")
     bench.set_defaults(run=_bench)
+    serve = commands.add_parser("serve", help="run a tf.data service dispatcher or worker here (notebook 10)")
+    serve.add_argument("kind", choices=["dispatcher", "worker"])
+    serve.add_argument("--port", type=int, default=0, help="port to listen on (0: any free port)")
+    serve.add_argument("--dispatcher", default="", help="worker: the dispatcher's host:port")
+    serve.add_argument("--host", default="127.0.0.1", help="worker: the name clients reach this machine by")
+    serve.add_argument("--worker-timeout-ms", type=int, default=2000)
+    serve.set_defaults(run=_serve)
     student = commands.add_parser("student-edition", help="write the notebooks without solutions to OUT_DIR")
     student.add_argument("out_dir")
     student.set_defaults(run=_student_edition)

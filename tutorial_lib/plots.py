@@ -144,3 +144,18 @@ def show_pipeline_bench(results: dict) -> Figure:
                xlim=(0, max(speedups) * 1.9))
     fig.suptitle("Input pipelines compared (grey: baselines, orange: TF1 and AUTOTUNE, blue: tf.data)")
     return fig
+
+
+def show_drill(drills: dict[str, dict]) -> Figure:
+    """Draw each fault drill as elements received over time, with the kill and the restart marked."""
+    fig, axes = _figure(1, len(drills), figsize=(5.5 * len(drills), 3.4), squeeze=False)
+    for ax, (name, drill) in zip(axes.flat, drills.items(), strict=True):
+        ax.plot(drill["times"], np.arange(1, len(drill["times"]) + 1), color="tab:blue", lw=2)
+        ax.axvline(drill["killed_s"], color="tab:red", ls="--", label="worker 0 killed")
+        if drill.get("restarted_s") is not None:
+            ax.axvline(drill["restarted_s"], color="tab:green", ls="--", label="worker 0 restarted")
+        end = "finished" if drill["finished"] else "still waiting when stopped"
+        ax.set(title=f"{name}: {len(drill['seen'])} received, {end}", xlabel="seconds since the client started",
+               ylabel="elements received")
+        ax.legend(loc="lower right", fontsize=8)
+    return fig

@@ -1,0 +1,267 @@
+"""Run a tf.data service on this machine: a dispatcher and workers, each in its own process, on 127.0.0.1.
+
+Each server is a separate Python process, as it would be on separate machines: it can be stopped (or killed,
+to play a crash) without touching the notebook's kernel, and `Cluster.close()` (or leaving the `with` block)
+ends every one of them. The servers have no authentication: use them on a trusted network only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tutorial_lib.env import import_tensorflow
+
+tf = import_tensorflow()
+
+HOST = "127.0.0.1"
+START_TIMEOUT_S = 60.0
+
+_SERVER = """
+import sys
+from tutorial_lib import service
+service.serve(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+"""
+
+
+def serve(kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0, host: str = HOST) -> None:
+    """Run one tf.data service server in this process until it is stopped; print `ready PORT` once listening.
+
+    `kind` is "dispatcher" or "worker"; a worker registers with `dispatcher_address` and tells clients to
+    reach it at `host` (on a real cluster: this machine's name as the trainers see it).
+    """
+    service = tf.data.experimental.service
+    if kind == "dispatcher":
+        server = service.DispatchServer(service.DispatcherConfig(port=port, worker_timeout_ms=timeout_ms))
+        bound = server.target.rsplit(":", 1)[1]
+    elif kind == "worker":
+        server = service.WorkerServer(service.WorkerConfig(
+            dispatcher_address=dispatcher_address, worker_address=f"{host}:%port%", port=port,
+            heartbeat_interval_ms=max(100, timeout_ms // 4)))
+        bound = server._address.rsplit(":", 1)[1]
+    else:
+        raise ValueError(f"unknown server kind {kind!r}; choose 'dispatcher' or 'worker'")
+    print(f"ready {bound}", flush=True)
+    server.join()
+
+
+class Server:
+    """One tf.data service server process: its kind, its address, and the process itself."""
+
+    def __init__(self, kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0):
+        self.kind = kind
+        self.process = subprocess.Popen([sys.executable, "-c", _SERVER, kind, dispatcher_address, str(timeout_ms),
+                                         str(port)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        start_new_session=True)
+        self.address = ""
+
+    def wait_ready(self) -> Server:
+        """Wait until the server prints its port (it has started listening); return self."""
+        if not self.address:
+            self.address = f"{HOST}:{self._read_port()}"
+        return self
+
+    def _read_port(self) -> str:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if line.startswith("ready "):
+                return line.split()[1]
+            if not line and self.process.poll() is not None:
+                break
+        self.stop(kill=True)
+        error = self.process.stderr.read()[-2000:] if self.process.stderr else ""
+        raise RuntimeError(f"the tf.data {self.kind} did not start within {START_TIMEOUT_S:g} s:\n{error}")
+
+    @property
+    def alive(self) -> bool:
+        """Say whether the process is still running."""
+        return self.process.poll() is None
+
+    def stop(self, kill: bool = False) -> None:
+        """End the process: SIGTERM (a clean stop), or SIGKILL to play a crash; wait until it is gone."""
+        if self.alive:
+            os.killpg(self.process.pid, signal.SIGKILL if kill else signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream:
+                stream.close()
+
+
+class Cluster:
+    """A dispatcher and `num_workers` workers on 127.0.0.1; a context manager that stops them all on exit."""
+
+    def __init__(self, num_workers: int = 2, worker_timeout_ms: int = 2000):
+        self.worker_timeout_ms = worker_timeout_ms
+        self.dispatcher = Server("dispatcher", HOST, worker_timeout_ms).wait_ready()
+        self.workers: list[Server] = []
+        try:
+            starting = [Server("worker", self.dispatcher.address, worker_timeout_ms) for _ in range(num_workers)]
+            self.workers += starting  # listed at once, so that close() stops them whatever happens next
+            for worker in starting:
+                worker.wait_ready()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def target(self) -> str:
+        """Return the dispatcher's address as `distribute` wants it: grpc://host:port."""
+        return f"grpc://{self.dispatcher.address}"
+
+    def add_worker(self) -> Server:
+        """Start one more worker; it registers with the dispatcher and gets work from the next job on."""
+        worker = Server("worker", self.dispatcher.address, self.worker_timeout_ms)
+        self.workers.append(worker)
+        return worker.wait_ready()
+
+    def restart_worker(self, index: int) -> Server:
+        """Start a new worker at the address of worker `index` (which must have stopped), as after a preemption."""
+        old = self.workers[index]
+        if old.alive:
+            raise RuntimeError(f"worker {index} ({old.address}) is still running; stop it first")
+        self.workers[index] = Server("worker", self.dispatcher.address, self.worker_timeout_ms,
+                                     port=int(old.address.rsplit(":", 1)[1]))
+        return self.workers[index].wait_ready()
+
+    def close(self) -> None:
+        """Stop every worker, then the dispatcher."""
+        for server in [*self.workers, self.dispatcher]:
+            server.stop()
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def distributed(dataset: tf.data.Dataset, target: str, processing_mode: Any, job_name: str | None = None
+                ) -> tf.data.Dataset:
+    """Return `dataset` processed by the tf.data service at `target` (the only thing that names a host)."""
+    return dataset.apply(tf.data.experimental.service.distribute(processing_mode=processing_mode, service=target,
+                                                                 job_name=job_name))
+
+
+def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3) -> dict[str, Any]:
+    """Drain a fresh dataset `repeats` times; return elements per second (median) and the element count."""
+    import statistics
+
+    rates, count = [], 0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        count = sum(1 for _ in make_dataset())
+        rates.append(count / (time.perf_counter() - start))
+    return {"elements_per_s": statistics.median(rates), "rates": rates, "elements": count}
+
+
+_DRILL = """
+import json, sys, time
+from tutorial_lib.env import import_tensorflow
+from tutorial_lib import service
+tf = import_tensorflow()
+target, mode, count, kill_after, cost = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+policy = {"dynamic": tf.data.experimental.service.ShardingPolicy.DYNAMIC,
+          "parallel_epochs": tf.data.experimental.service.ShardingPolicy.OFF}[mode]
+seen, start = [], time.perf_counter()
+for value in service.distributed(service.busy_range(count, cost), target, policy):
+    seen.append(int(value))
+    print(json.dumps({"event": "kill" if len(seen) == kill_after else "got", "value": seen[-1]}), flush=True)
+    if len(seen) == kill_after:
+        sys.stdin.readline()  # the parent stops a worker, then answers
+print(json.dumps({"event": "done", "seconds": time.perf_counter() - start}), flush=True)
+"""
+
+
+def busy_range(count: int, cost: int = 200) -> tf.data.Dataset:
+    """Return range(count) where each element first costs some CPU work (`cost` chained 32x32 matmuls).
+
+    Pure TensorFlow ops, so that a worker in another process (or on another host) can run it.
+    """
+    def work(index: tf.Tensor) -> tf.Tensor:
+        matrix = tf.eye(32) * 0.5 + tf.fill([32, 32], tf.cast(index % 7, tf.float32) * 1e-3)
+        product = tf.foldl(lambda acc, _: tf.matmul(acc, matrix), tf.range(cost), initializer=tf.eye(32))
+        return index + tf.cast(tf.reduce_sum(product) * 0.0, tf.int64)  # the work must run; the value is the index
+
+    return tf.data.Dataset.range(count).map(work)
+
+
+def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: int, cost: int = 200,
+                restart_after_s: float | None = None, timeout_s: float = 60.0) -> dict[str, Any]:
+    """Read `count` elements through the service in a client process; kill worker 0 once `kill_after` arrived.
+
+    With `restart_after_s`, a new worker starts at the killed one's address that many seconds later (a
+    preempted machine coming back). Returns the values the client received (`seen`) and, separately, those
+    received after the kill; whether the read finished within `timeout_s` (a client still waiting then is
+    stopped and reported as not finished), and how long it took.
+    """
+    import queue
+    import threading
+
+    client = subprocess.Popen([sys.executable, "-c", _DRILL, cluster.target, processing_mode, str(count),
+                               str(kill_after), str(cost)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        for line in client.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    result: dict[str, Any] = {"finished": False, "seen": [], "times": [], "after_kill": [], "killed_at": None,
+                              "killed_s": None, "restarted_s": None, "seconds": None}
+    start, killed_time, restarted = time.monotonic(), None, False
+    try:
+        while time.monotonic() - start < timeout_s:
+            if killed_time and restart_after_s is not None and not restarted \
+                    and time.monotonic() - killed_time >= restart_after_s:
+                cluster.restart_worker(0)
+                restarted, result["restarted_s"] = True, time.monotonic() - start
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            if not line.startswith("{"):
+                continue
+            event = json.loads(line)
+            if event["event"] == "done":
+                result.update(finished=True, seconds=event["seconds"])
+                break
+            result["seen"].append(event["value"])
+            result["times"].append(time.monotonic() - start)
+            if killed_time:
+                result["after_kill"].append(event["value"])
+            if event["event"] == "kill":
+                cluster.workers[0].stop(kill=True)
+                result["killed_at"], killed_time = len(result["seen"]), time.monotonic()
+                result["killed_s"] = killed_time - start
+                client.stdin.write("go\n")
+                client.stdin.flush()
+    finally:
+        if client.poll() is None:
+            os.killpg(client.pid, signal.SIGKILL)
+        client.wait(timeout=10)
+        client.stdin.close()
+    result["waited_s"] = time.monotonic() - start
+    return result
+
+
+def write_results(path: Path, results: dict[str, Any]) -> None:
+    """Save measured results as JSON (for the instructor guide and the session note)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1))
