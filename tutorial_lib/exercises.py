@@ -843,8 +843,8 @@ def check_each_once(each_once: Callable) -> Verdict:
 def check_workers_needed(workers_needed: Callable[[int, float, float, float], int]) -> Verdict:
     """Exercise 10.3: the fewest workers whose combined rate keeps up with the training step."""
     def check() -> None:
-        for batch_size, element_ms, step_ms, efficiency, expected in [(64, 2.0, 50.0, 1.0, 3), (64, 2.0, 50.0, 0.7, 4),
-                                                                       (32, 1.0, 40.0, 0.8, 1), (128, 3.0, 20.0, 0.9, 22)]:
+        cases = [(64, 2.0, 50.0, 1.0, 3), (64, 2.0, 50.0, 0.7, 4), (32, 1.0, 40.0, 0.8, 1), (128, 3.0, 20.0, 0.9, 22)]
+        for batch_size, element_ms, step_ms, efficiency, expected in cases:
             got = workers_needed(batch_size, element_ms, step_ms, efficiency)
             exact = batch_size * element_ms / (step_ms * efficiency)
             if got == math.ceil(batch_size * element_ms / step_ms) and got != expected:
