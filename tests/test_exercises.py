@@ -499,3 +499,93 @@ def test_atom_mask(capsys):
     assert verdict_and_output(capsys, ex.check_atom_mask, lambda s: (s > 0).astype(np.float32))[0]
     passed, out = verdict_and_output(capsys, ex.check_atom_mask, lambda s: (s > 0).sum(1))
     assert not passed and "per atom slot" in out
+
+
+# --- 09_queues_to_tf_data -----------------------------------------------------------------------------
+
+def _records(batch_first=False, drop=False):
+    from tutorial_lib import datasets, pipelines
+
+    tf = pipelines.tf
+
+    def translate(files):
+        dataset = tf.data.FixedLengthRecordDataset(files, datasets.record_bytes()).map(pipelines.decode_fixed_record)
+        if batch_first:
+            return dataset.batch(32).repeat(2)
+        return dataset.repeat(2).batch(32, drop_remainder=drop)
+    return translate
+
+
+def test_translation(capsys):
+    assert verdict_and_output(capsys, ex.check_translation, _records())[0]
+    passed, out = verdict_and_output(capsys, ex.check_translation, _records(batch_first=True))
+    assert not passed and "does not know about epochs" in out
+    passed, out = verdict_and_output(capsys, ex.check_translation, _records(drop=True))
+    assert not passed and "allow_smaller_final_batch" in out
+
+
+def test_ideal_seconds(capsys):
+    def ideal(steps, batch_size, read_ms, step_ms, readers):
+        read, step = batch_size * read_ms / 1000 / readers, step_ms / 1000
+        return steps * max(read, step) + min(read, step)
+
+    assert verdict_and_output(capsys, ex.check_ideal_seconds, ideal)[0]
+    passed, out = verdict_and_output(capsys, ex.check_ideal_seconds,
+                                     lambda s, b, r, t, p: s * (b * r / 1000 / p + t / 1000))
+    assert not passed and "same time" in out
+    passed, out = verdict_and_output(capsys, ex.check_ideal_seconds,
+                                     lambda s, b, r, t, p: s * max(b * r / 1000 / p, t / 1000))
+    assert not passed and "before the overlap" in out
+
+
+def test_alternate(capsys):
+    def reference(train, valid, k, rounds):
+        batches, seen = iter(train.repeat()), []
+        for _ in range(rounds):
+            seen += [next(batches) for _ in range(k)] + list(valid)
+        return seen
+
+    def restarts(train, valid, k, rounds):
+        return [b for _ in range(rounds) for b in [*train.take(k), *valid]]
+
+    def no_repeat(train, valid, k, rounds):
+        batches, seen = iter(train), []
+        for _ in range(rounds):
+            seen += [next(batches) for _ in range(k)] + list(valid)
+        return seen
+
+    assert verdict_and_output(capsys, ex.check_alternate, reference)[0]
+    passed, out = verdict_and_output(capsys, ex.check_alternate, restarts)
+    assert not passed and "create its iterator once" in out
+    passed, out = verdict_and_output(capsys, ex.check_alternate, no_repeat)
+    assert not passed and "train.repeat()" in out
+
+
+# --- 10_scaling_out -----------------------------------------------------------------------------------
+
+def test_expected_count(capsys):
+    assert verdict_and_output(capsys, ex.check_expected_count, lambda s, w, m: s * w if m == "parallel_epochs" else s)[0]
+    passed, out = verdict_and_output(capsys, ex.check_expected_count, lambda s, w, m: s * w)
+    assert not passed and "dynamic" in out
+
+
+def test_each_once(capsys):
+    tf = ex.import_tensorflow()
+    policy = tf.data.experimental.service.ShardingPolicy
+
+    def answer(mode):
+        return lambda d, t: d.apply(tf.data.experimental.service.distribute(processing_mode=mode, service=t))
+
+    assert verdict_and_output(capsys, ex.check_each_once, answer(policy.DYNAMIC))[0]
+    passed, out = verdict_and_output(capsys, ex.check_each_once, answer(policy.OFF))
+    assert not passed and "every element twice" in out
+
+
+def test_workers_needed(capsys):
+    import math
+
+    assert verdict_and_output(capsys, ex.check_workers_needed, lambda b, e, s, f: math.ceil(b * e / (s * f)))[0]
+    passed, out = verdict_and_output(capsys, ex.check_workers_needed, lambda b, e, s, f: math.ceil(b * e / s))
+    assert not passed and "efficiency" in out
+    passed, out = verdict_and_output(capsys, ex.check_workers_needed, lambda b, e, s, f: int(b * e / (s * f)))
+    assert not passed and "Round up" in out

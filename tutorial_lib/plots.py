@@ -147,15 +147,19 @@ def show_pipeline_bench(results: dict) -> Figure:
 
 
 def show_drill(drills: dict[str, dict]) -> Figure:
-    """Draw each fault drill as elements received over time, with the kill and the restart marked."""
+    """Draw each fault drill as elements received over time, with the kill, the replacement and the end marked."""
     fig, axes = _figure(1, len(drills), figsize=(5.5 * len(drills), 3.4), squeeze=False)
     for ax, (name, drill) in zip(axes.flat, drills.items(), strict=True):
-        ax.plot(drill["times"], np.arange(1, len(drill["times"]) + 1), color="tab:blue", lw=2)
-        ax.axvline(drill["killed_s"], color="tab:red", ls="--", label="worker 0 killed")
+        zero = drill["times"][0]
+        times = np.asarray(drill["times"]) - zero
+        ax.plot(times, np.arange(1, len(times) + 1), color="tab:blue", lw=2, label="elements received")
+        end = (drill["finished_s"] if drill["finished"] else drill["waited_s"]) - zero
+        ax.plot([times[-1], end], [len(times)] * 2, color="tab:blue", ls=":", lw=2, label="waiting")
+        ax.axvline(drill["killed_s"] - zero, color="tab:red", ls="--", label="worker 0 killed")
         if drill.get("restarted_s") is not None:
-            ax.axvline(drill["restarted_s"], color="tab:green", ls="--", label="worker 0 restarted")
-        end = "finished" if drill["finished"] else "still waiting when stopped"
-        ax.set(title=f"{name}: {len(drill['seen'])} received, {end}", xlabel="seconds since the client started",
-               ylabel="elements received")
+            ax.axvline(drill["restarted_s"] - zero, color="tab:green", ls="--", label="replacement ready")
+        state = "finished" if drill["finished"] else "still waiting when stopped"
+        ax.set(title=f"{name}: {len(drill['seen'])} received, {state}", ylabel="elements received",
+               xlabel="seconds since the first element")
         ax.legend(loc="lower right", fontsize=8)
     return fig

@@ -7,6 +7,7 @@ ends every one of them. The servers have no authentication: use them on a truste
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -25,8 +26,15 @@ HOST = "127.0.0.1"
 START_TIMEOUT_S = 60.0
 
 _SERVER = """
-import sys
+import os, sys, threading, time
 from tutorial_lib import service
+
+def exit_with_parent(parent):  # a server started for a notebook ends when its kernel does, however it ends
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+threading.Thread(target=exit_with_parent, args=(int(sys.argv[5]),), daemon=True).start()
 service.serve(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
 """
 
@@ -44,7 +52,7 @@ def serve(kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0, ho
     elif kind == "worker":
         server = service.WorkerServer(service.WorkerConfig(
             dispatcher_address=dispatcher_address, worker_address=f"{host}:%port%", port=port,
-            heartbeat_interval_ms=max(100, timeout_ms // 4)))
+            heartbeat_interval_ms=100))  # a short interval: a new job reaches the workers quickly
         bound = server._address.rsplit(":", 1)[1]
     else:
         raise ValueError(f"unknown server kind {kind!r}; choose 'dispatcher' or 'worker'")
@@ -58,7 +66,7 @@ class Server:
     def __init__(self, kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0):
         self.kind = kind
         self.process = subprocess.Popen([sys.executable, "-c", _SERVER, kind, dispatcher_address, str(timeout_ms),
-                                         str(port)],
+                                         str(port), str(os.getpid())],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                         start_new_session=True)
         self.address = ""
@@ -100,13 +108,27 @@ class Server:
                 stream.close()
 
 
+_LIVE: list[Cluster] = []
+
+
+def start_cluster(num_workers: int = 2, worker_timeout_ms: int = 2000) -> Cluster:
+    """Stop any cluster this process started before (so a notebook cell can be re-run), then start a new one."""
+    for cluster in list(_LIVE):
+        cluster.close()
+    return Cluster(num_workers, worker_timeout_ms)
+
+
 class Cluster:
-    """A dispatcher and `num_workers` workers on 127.0.0.1; a context manager that stops them all on exit."""
+    """A dispatcher and `num_workers` workers on 127.0.0.1; a context manager that stops them all on exit.
+
+    `worker_timeout_ms`: how long the dispatcher waits for a silent worker's heartbeat before dropping it.
+    """
 
     def __init__(self, num_workers: int = 2, worker_timeout_ms: int = 2000):
         self.worker_timeout_ms = worker_timeout_ms
-        self.dispatcher = Server("dispatcher", HOST, worker_timeout_ms).wait_ready()
+        _LIVE.append(self)
         self.workers: list[Server] = []
+        self.dispatcher = Server("dispatcher", HOST, worker_timeout_ms).wait_ready()
         try:
             starting = [Server("worker", self.dispatcher.address, worker_timeout_ms) for _ in range(num_workers)]
             self.workers += starting  # listed at once, so that close() stops them whatever happens next
@@ -138,14 +160,28 @@ class Cluster:
 
     def close(self) -> None:
         """Stop every worker, then the dispatcher."""
-        for server in [*self.workers, self.dispatcher]:
-            server.stop()
+        for server in [*self.workers, getattr(self, "dispatcher", None)]:
+            if server is not None:
+                server.stop()
+        if self in _LIVE:
+            _LIVE.remove(self)
+
+    @property
+    def servers(self) -> list[Server]:
+        """Return the dispatcher and the workers."""
+        return [self.dispatcher, *self.workers]
 
     def __enter__(self) -> Cluster:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    for cluster in list(_LIVE):
+        cluster.close()
 
 
 def distributed(dataset: tf.data.Dataset, target: str, processing_mode: Any, job_name: str | None = None
@@ -156,15 +192,28 @@ def distributed(dataset: tf.data.Dataset, target: str, processing_mode: Any, job
 
 
 def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3) -> dict[str, Any]:
-    """Drain a fresh dataset `repeats` times; return elements per second (median) and the element count."""
+    """Drain a fresh dataset `repeats` times; return the steady rate and the wait for the first element.
+
+    `elements_per_s` counts from the first element to the last (median over repeats): a new service job
+    first waits for the trainer to learn, at its next heartbeat, which workers serve it -- a start-up delay
+    reported separately as `first_element_s`, so that it does not blur the rate.
+    """
     import statistics
 
-    rates, count = [], 0
+    rates, firsts, count = [], [], 0
     for _ in range(repeats):
         start = time.perf_counter()
-        count = sum(1 for _ in make_dataset())
-        rates.append(count / (time.perf_counter() - start))
-    return {"elements_per_s": statistics.median(rates), "rates": rates, "elements": count}
+        first = last = start
+        count = 0
+        for _ in make_dataset():
+            last = time.perf_counter()
+            if count == 0:
+                first = last
+            count += 1
+        rates.append((count - 1) / (last - first) if count > 1 and last > first else 0.0)
+        firsts.append(first - start)
+    return {"elements_per_s": statistics.median(rates), "rates": rates, "elements": count,
+            "first_element_s": statistics.median(firsts)}
 
 
 _DRILL = """
@@ -188,14 +237,19 @@ print(json.dumps({"event": "done", "seconds": time.perf_counter() - start}), flu
 def busy_range(count: int, cost: int = 200) -> tf.data.Dataset:
     """Return range(count) where each element first costs some CPU work (`cost` chained 32x32 matmuls).
 
-    Pure TensorFlow ops, so that a worker in another process (or on another host) can run it.
+    Pure TensorFlow ops, so that a worker in another process (or on another host) can run it. The
+    pipeline runs on one thread wherever it runs, so that one worker stands for one machine's worth of
+    CPU (here: one core) and the local run is its equal.
     """
     def work(index: tf.Tensor) -> tf.Tensor:
         matrix = tf.eye(32) * 0.5 + tf.fill([32, 32], tf.cast(index % 7, tf.float32) * 1e-3)
         product = tf.foldl(lambda acc, _: tf.matmul(acc, matrix), tf.range(cost), initializer=tf.eye(32))
         return index + tf.cast(tf.reduce_sum(product) * 0.0, tf.int64)  # the work must run; the value is the index
 
-    return tf.data.Dataset.range(count).map(work)
+    options = tf.data.Options()
+    options.threading.private_threadpool_size = 1
+    options.threading.max_intra_op_parallelism = 1
+    return tf.data.Dataset.range(count).map(work).with_options(options)
 
 
 def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: int, cost: int = 200,
@@ -240,7 +294,7 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
                 continue
             event = json.loads(line)
             if event["event"] == "done":
-                result.update(finished=True, seconds=event["seconds"])
+                result.update(finished=True, seconds=event["seconds"], finished_s=time.monotonic() - start)
                 break
             result["seen"].append(event["value"])
             result["times"].append(time.monotonic() - start)
