@@ -24,7 +24,8 @@ def test_the_map_covers_every_tf1_input_api(api):
 
 
 def test_links_use_jupyterlab_anchors_and_relative_paths():
-    assert migration.anchor("Today's form: `tf.function` with NumPy input") == "Today's-form:-tf.function-with-NumPy-input"
+    heading = "Today's form: `tf.function` with NumPy input"
+    assert migration.anchor(heading) == "Today's-form:-tf.function-with-NumPy-input"
     table = migration.table()
     assert table.count("\n") == len(migration.MAP) + 1
     assert "(02_reading_files.ipynb#The-same-with-tf.data)" in table
