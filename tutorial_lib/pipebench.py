@@ -19,7 +19,6 @@ an asserted comparison) and `ceiling` (the step alone, batches already in memory
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +36,6 @@ v1 = tf.compat.v1
 VARIANTS = ("feed_dict", "queue_1", "queue_2", "queue_4", "naive", "prefetch", "parallel_map",
             "parallel_interleave", "cache", "vectorized", "autotune", "ceiling")
 TF_DATA = ("naive", "prefetch", "parallel_map", "parallel_interleave", "cache", "vectorized", "autotune")
-FIXED = tuple(v for v in VARIANTS if v != "autotune")  # the variants with hand-set thread counts
 # The training step runs its ops on one thread, standing in for an accelerator: the other core is left to the
 # input pipeline, as the host CPU is on a machine with a GPU. (On 2 cores a two-thread matmul was no faster.)
 STEP_THREADS = 1
@@ -275,7 +273,7 @@ def _build_dataset(workload: Workload, variant: str) -> tf.data.Dataset:
 
 @dataclass
 class Run:
-    """One timed run: wall seconds, seconds spent waiting for input, and a checksum of what was consumed."""
+    """One timed run: wall seconds, seconds spent waiting for input, and how many steps it ran."""
 
     seconds: float
     wait_s: float
@@ -493,7 +491,8 @@ def run_in_subprocess(scale: float, repeats: int, out_dir: str | Path) -> dict[s
 
 def run_all(scale: float = 1.0, repeats: int = 5, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Measure every workload (and the map cost), then add the self-check; return one JSON-ready dict."""
-    results: dict[str, Any] = {"scale": scale, "repeats": repeats, "cpu_count": _cpu_count()}
+    results: dict[str, Any] = {"scale": scale, "repeats": repeats, "cpu_count": _cpu_count(),
+                               "tensorflow": tf.__version__, "step_threads": STEP_THREADS}
     for workload in workloads(scale):
         if progress:
             progress(f"{workload.name}: {workload.steps} steps x {len(VARIANTS)} variants x {repeats + 1} rounds")
@@ -504,7 +503,7 @@ def run_all(scale: float = 1.0, repeats: int = 5, progress: Callable[[str], None
     results["self_check"] = [{"direction": d, "holds": h, "required": "pipeline alone" not in d, "numbers": n}
                              for d, h, n in checks]
     results["all_required_hold"] = must_hold(checks)
-    if threading.active_count() > 1 and tf1.runner_threads():
+    if tf1.runner_threads():
         raise RuntimeError("queue runner threads are still running after the benchmark")
     return results
 
