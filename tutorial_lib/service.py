@@ -57,7 +57,13 @@ def serve(kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0, ho
     else:
         raise ValueError(f"unknown server kind {kind!r}; choose 'dispatcher' or 'worker'")
     print(f"ready {bound}", flush=True)
-    server.join()
+    try:
+        while True:  # sleep, not server.join(): a sleeping main thread still answers Ctrl+C
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        (getattr(server, "stop", None) or server._stop)()
 
 
 class Server:
