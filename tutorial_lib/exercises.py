@@ -682,14 +682,7 @@ def _tf1_reference_batches(files: list[str], batch_size: int, num_epochs: int) -
     with tf.Graph().as_default():
         image, label = pipelines.tf1_read_digits(files, "bin", num_epochs=num_epochs)
         _, labels = v1.train.batch([image, label], batch_size, allow_smaller_final_batch=True)
-        batches = []
-        with tf1.session() as sess:
-            try:
-                while True:
-                    batches.append(sess.run(labels))
-            except tf.errors.OutOfRangeError:
-                pass
-    return batches
+        return tf1.drain(labels)
 
 
 def check_translation(translate: Callable) -> Verdict:
@@ -757,11 +750,7 @@ def _feedable_reference(make_train: Callable, make_valid: Callable, k: int, roun
             for _ in range(rounds):
                 seen += [sess.run(batch, {handle: train_h}).tolist() for _ in range(k)]
                 sess.run(valid_it.initializer)
-                try:
-                    while True:
-                        seen.append(sess.run(batch, {handle: valid_h}).tolist())
-                except tf.errors.OutOfRangeError:
-                    pass
+                seen += [b.tolist() for b in tf1.drain(batch, sess, feed_dict={handle: valid_h})]
     return seen
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,21 +280,26 @@ class Run:
     steps: int
 
 
-def _run_dataset(workload: Workload, variant: str, step: Callable, in_memory: list | None = None) -> Run:
-    batches = in_memory if variant == "ceiling" else build_dataset(workload, variant)
+def _timed_loop(open_batches: Callable[[], Iterator], step: Callable[[Any], Any]) -> Run:
+    """Open the input and feed every batch to `step`, timing the whole run and the waits for the next batch."""
     wait, steps = 0.0, 0
     start = time.perf_counter()
-    iterator = iter(batches)
+    batches = open_batches()
     while True:
         before = time.perf_counter()
         try:
-            batch = next(iterator)
+            batch = next(batches)
         except StopIteration:
             break
         wait += time.perf_counter() - before
-        step(batch).numpy()
+        step(batch)
         steps += 1
     return Run(time.perf_counter() - start, wait, steps)
+
+
+def _run_dataset(workload: Workload, variant: str, step: Callable, in_memory: list | None = None) -> Run:
+    batches = in_memory if variant == "ceiling" else build_dataset(workload, variant)
+    return _timed_loop(lambda: iter(batches), lambda batch: step(batch).numpy())
 
 
 def _run_feed_dict(workload: Workload) -> Run:
@@ -305,16 +310,13 @@ def _run_feed_dict(workload: Workload) -> Run:
         with tf1.session(graph, start_queue_runners=False, config=_session_config()) as sess:
             sess.start()
             sess.run(step, feed_dict={placeholder: w.read_numpy(w.source[:w.batch_size])})  # build the executor
-            wait, steps = 0.0, 0
-            start = time.perf_counter()
-            for _ in range(w.num_epochs):
-                for first in range(0, len(w.source) - w.batch_size + 1, w.batch_size):
-                    before = time.perf_counter()
-                    batch = w.read_numpy(w.source[first:first + w.batch_size])
-                    wait += time.perf_counter() - before
-                    sess.run(step, feed_dict={placeholder: batch})
-                    steps += 1
-            return Run(time.perf_counter() - start, wait, steps)
+
+            def read_batches() -> Iterator[np.ndarray]:  # reading happens inside next(): it counts as waiting
+                for _ in range(w.num_epochs):
+                    for first in range(0, len(w.source) - w.batch_size + 1, w.batch_size):
+                        yield w.read_numpy(w.source[first:first + w.batch_size])
+
+            return _timed_loop(read_batches, lambda batch: sess.run(step, feed_dict={placeholder: batch}))
 
 
 def _run_queues(workload: Workload, num_threads: int) -> Run:
@@ -334,19 +336,20 @@ def _run_queues(workload: Workload, num_threads: int) -> Run:
                          init_feed={initial: w.source}, config=_session_config()) as sess:
             sess.start()
             sess.run(step)  # build the step's executor (on the zero-filled staging variable) before the clock starts
-            wait, steps = 0.0, 0
-            start = time.perf_counter()
-            sess.threads = v1.train.start_queue_runners(sess, coord=sess.coord)
-            while True:
-                before = time.perf_counter()
-                try:
-                    sess.run(stage)
-                except tf.errors.OutOfRangeError:
-                    break
-                wait += time.perf_counter() - before
-                sess.run(step)
-                steps += 1
-            return Run(time.perf_counter() - start, wait, steps)
+
+            def staged_batches() -> Iterator[None]:  # each next() dequeues one batch into the staging variable
+                while True:
+                    try:
+                        sess.run(stage)
+                    except tf.errors.OutOfRangeError:
+                        return
+                    yield None
+
+            def open_batches() -> Iterator[None]:  # the runners start on the clock, like a tf.data iterator
+                sess.threads = v1.train.start_queue_runners(sess, coord=sess.coord)
+                return staged_batches()
+
+            return _timed_loop(open_batches, lambda _: sess.run(step))
 
 
 def runner(workload: Workload, variant: str, step: Callable | None = None) -> Callable[[], Run]:

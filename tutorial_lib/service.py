@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from tutorial_lib.env import import_tensorflow
@@ -319,9 +318,3 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
         client.stdin.close()
     result["waited_s"] = time.monotonic() - start
     return result
-
-
-def write_results(path: Path, results: dict[str, Any]) -> None:
-    """Save measured results as JSON (for the instructor guide and the session note)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=1))
