@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -70,10 +71,11 @@ class Server:
 
     def __init__(self, kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0):
         self.kind = kind
+        # TensorFlow's log goes to a file, not a pipe: a pipe nobody reads fills up and stalls the server.
+        self.log = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen([sys.executable, "-c", _SERVER, kind, dispatcher_address, str(timeout_ms),
                                          str(port), str(os.getpid())],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        start_new_session=True)
+                                        stdout=subprocess.PIPE, stderr=self.log, text=True, start_new_session=True)
         self.address = ""
 
     def wait_ready(self) -> Server:
@@ -91,7 +93,8 @@ class Server:
             if not line and self.process.poll() is not None:
                 break
         self.stop(kill=True)
-        error = self.process.stderr.read()[-2000:] if self.process.stderr else ""
+        self.log.seek(0)
+        error = self.log.read()[-2000:]
         raise RuntimeError(f"the tf.data {self.kind} did not start within {START_TIMEOUT_S:g} s:\n{error}")
 
     @property
@@ -108,18 +111,23 @@ class Server:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream:
-                stream.close()
+        if self.process.stdout:
+            self.process.stdout.close()
 
 
 _LIVE: list[Cluster] = []
 
 
-def start_cluster(num_workers: int = 2, worker_timeout_ms: int = 2000) -> Cluster:
-    """Stop any cluster this process started before (so a notebook cell can be re-run), then start a new one."""
+@atexit.register
+def _close_all() -> None:
+    """Stop every cluster this process started (also at interpreter exit)."""
     for cluster in list(_LIVE):
         cluster.close()
+
+
+def start_cluster(num_workers: int = 2, worker_timeout_ms: int = 2000) -> Cluster:
+    """Stop any cluster this process started before (so a notebook cell can be re-run), then start a new one."""
+    _close_all()
     return Cluster(num_workers, worker_timeout_ms)
 
 
@@ -181,12 +189,6 @@ class Cluster:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-@atexit.register
-def _close_all() -> None:
-    for cluster in list(_LIVE):
-        cluster.close()
 
 
 def distributed(dataset: tf.data.Dataset, target: str, processing_mode: Any, job_name: str | None = None
