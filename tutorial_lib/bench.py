@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 
 def interleaved(variants: dict[str, Callable[[], Any]], repeats: int = 5, warmup: int = 1) -> dict[str, list[float]]:
     """Time every variant `repeats` times, interleaved, after `warmup` untimed rounds; return seconds per run."""
@@ -35,6 +37,16 @@ def ratios(times: dict[str, list[float]], baseline: str) -> dict[str, float]:
     """Return each variant's median time divided by the baseline's median time."""
     middle = medians(times)
     return {name: value / middle[baseline] for name, value in middle.items()}
+
+
+def aligned_array(shape: tuple[int, ...], dtype=np.float32, offset: int = 0, alignment: int = 64) -> np.ndarray:
+    """Return a C-contiguous array of ones whose data starts `offset` bytes past an `alignment`-byte boundary."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    raw = np.empty(nbytes + 2 * alignment + offset, np.uint8)
+    start = (-raw.ctypes.data) % alignment + offset
+    array = raw[start:start + nbytes].view(dtype).reshape(shape)
+    array[...] = 1
+    return array
 
 
 def rss_bytes() -> int:

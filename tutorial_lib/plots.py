@@ -54,18 +54,15 @@ def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel
     return fig
 
 
-def show_feed_cost(batch_sizes: Sequence[int], bytes_per_step: Sequence[int], fed_ms: Sequence[float],
-                   stored_ms: Sequence[float]) -> Figure:
-    """Draw bytes copied per feed, and step time fed vs already in the graph, against batch size."""
-    fig, (left, right) = _figure(1, 2, figsize=(9, 3))
-    left.bar([str(b) for b in batch_sizes], np.asarray(bytes_per_step) / 1e6, color="tab:purple")
-    left.set(xlabel="batch_size", ylabel="MB copied per step", title="What a feed copies")
-    positions = np.arange(len(batch_sizes))
-    right.bar(positions - 0.2, fed_ms, 0.4, label="fed with feed_dict")
-    right.bar(positions + 0.2, stored_ms, 0.4, label="already in the graph")
-    right.set_xticks(positions, [str(b) for b in batch_sizes])
-    right.set(xlabel="batch_size", ylabel="ms per step (median)", yscale="log", title="What it costs")
-    right.legend()
+def show_feed_cost(bytes_per_feed: Sequence[int], ms_per_run: dict[str, Sequence[float]]) -> Figure:
+    """Draw the time of a `run` that only feeds, against the bytes fed, one line per way of feeding."""
+    fig, ax = _figure(1, 1, figsize=(6, 3.2))
+    megabytes = np.asarray(bytes_per_feed) / 1e6
+    for name, values in ms_per_run.items():
+        ax.plot(megabytes, values, marker="o", label=name)
+    ax.set(xscale="log", yscale="log", xlabel="MB fed per run", ylabel="ms per run (median)",
+           title="What a feed costs: a copy, or nothing")
+    ax.legend(fontsize="small")
     return fig
 
 
