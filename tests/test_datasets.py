@@ -151,6 +151,27 @@ def test_tfrecord_with_a_flipped_byte_names_the_record(tmp_path):
         ds.read_digits_tfrecord([bad])
 
 
+@pytest.mark.parametrize("name, read, content", [
+    ("empty.csv", ds.read_digits_csv, ""),
+    ("header_only.csv", ds.read_digits_csv, ",".join(ds.csv_header()) + "\n"),
+    ("empty.bin", ds.read_fixed_length, ""),
+    ("empty.tfrecord", ds.read_digits_tfrecord, ""),
+])
+def test_a_file_with_no_examples_is_an_error_naming_it(tmp_path, name, read, content):
+    empty = tmp_path / name
+    empty.write_text(content)
+    with pytest.raises(ds.DataFileError, match=rf"{name.replace('.', '[.]')}: holds no examples\. Expected "):
+        read([empty])
+
+
+def test_skipping_bad_rows_is_not_an_empty_file(tmp_path, capsys):
+    only_bad = tmp_path / "only_bad.csv"
+    only_bad.write_text("7,0,0,0\n")
+    digits = ds.read_digits_csv([only_bad], skip_bad=True)
+    assert len(digits.labels) == 0 and len(digits.skipped) == 1
+    assert "only_bad.csv, row 1" in capsys.readouterr().err
+
+
 def test_missing_file_is_named(tmp_path):
     with pytest.raises(ds.MissingDataError, match="nowhere.bin"):
         ds.read_fixed_length([tmp_path / "nowhere.bin"])

@@ -53,6 +53,12 @@ class DataFileError(ValueError):
         super().__init__(f"{where}: {problem}" + (f". {hint}" if hint else ""))
 
 
+def empty_file_error(path: str | os.PathLike, layout: str) -> DataFileError:
+    """Return the error for a data file that holds no examples at all, naming the layout it should have."""
+    return DataFileError(path, "holds no examples", hint=f"Expected {layout}; the file is empty or was not "
+                         f"written completely. {_fix_hint(Path(path))}")
+
+
 class MissingDataError(FileNotFoundError):
     """A shipped data file is missing; the message says how to rebuild it."""
 
@@ -131,10 +137,12 @@ def read_digits_csv(paths: Iterable[str | os.PathLike], image_shape: Sequence[in
     num_fields = 1 + int(np.prod(image_shape))
     images, labels, skipped = [], [], []
     for path in map(Path, paths):
+        rows_seen = 0
         with open(_check_exists(path), newline="") as handle:
             for row_number, row in enumerate(csv.reader(handle), start=1):
                 if row_number == 1 and row and row[0] == "label":
                     continue
+                rows_seen += 1
                 try:
                     values = _parse_csv_row(path, row_number, row, num_fields)
                 except DataFileError as error:
@@ -144,6 +152,9 @@ def read_digits_csv(paths: Iterable[str | os.PathLike], image_shape: Sequence[in
                     continue
                 labels.append(values[0])
                 images.append(values[1:])
+        if rows_seen == 0:
+            raise empty_file_error(path, f"a header line `label,p0,...` and then one row of {num_fields} "
+                                   f"integers per image")
     report_skipped(skipped)
     return Digits(np.asarray(images, np.uint8).reshape(-1, *image_shape), np.asarray(labels, np.int64),
                   tuple(skipped))
@@ -180,6 +191,8 @@ def read_fixed_length(paths: Iterable[str | os.PathLike], image_shape: Sequence[
     images, labels, skipped = [], [], []
     for path in map(Path, paths):
         raw = np.fromfile(_check_exists(path), dtype=np.uint8)
+        if raw.size == 0:
+            raise empty_file_error(path, f"{size}-byte records (1 label byte + {height}x{width}x{depth} image bytes)")
         if raw.size % size:
             error = DataFileError(path, f"size {raw.size} bytes is not a whole number of {size}-byte records "
                                   f"({raw.size // size} full records and {raw.size % size} bytes left over)",
@@ -264,6 +277,8 @@ def read_digits_tfrecord(paths: Iterable[str | os.PathLike], skip_bad: bool = Fa
     images, labels, skipped = [], [], []
     for path in map(Path, paths):
         records, errors = read_records(path, skip_bad)
+        if not records and not errors:
+            raise empty_file_error(path, f"TFRecord records of tf.train.Example with features {DIGIT_FEATURES}")
         skipped += errors
         for index, serialized in enumerate(records):
             try:
