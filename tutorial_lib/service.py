@@ -264,7 +264,8 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
     """Read `count` elements through the service in a client process; kill worker 0 once `kill_after` arrived.
 
     With `restart_after_s`, a new worker starts at the killed one's address that many seconds later (a
-    preempted machine coming back). Returns the values the client received (`seen`) and, separately, those
+    preempted machine coming back; `restart_launched_s` is when it was launched, `restarted_s` when it listened,
+    seconds from the drill's start). Returns the values the client received (`seen`) and, separately, those
     received after the kill; whether the read finished within `timeout_s` (a client still waiting then is
     stopped and reported as not finished), and how long it took.
     """
@@ -283,14 +284,16 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
 
     threading.Thread(target=pump, daemon=True).start()
     result: dict[str, Any] = {"finished": False, "seen": [], "times": [], "after_kill": [], "killed_at": None,
-                              "killed_s": None, "restarted_s": None, "seconds": None}
+                              "killed_s": None, "restart_launched_s": None, "restarted_s": None,
+                              "seconds": None}
     start, killed_time, restarted = time.monotonic(), None, False
     try:
         while time.monotonic() - start < timeout_s:
             if killed_time and restart_after_s is not None and not restarted \
                     and time.monotonic() - killed_time >= restart_after_s:
+                result["restart_launched_s"] = time.monotonic() - start  # the new process is started ...
                 cluster.restart_worker(0)
-                restarted, result["restarted_s"] = True, time.monotonic() - start
+                restarted, result["restarted_s"] = True, time.monotonic() - start  # ... and now listens
             try:
                 line = lines.get(timeout=0.2)
             except queue.Empty:
