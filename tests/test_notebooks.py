@@ -30,9 +30,9 @@ def test_nbval_markers_stand_alone_on_their_line(path):
 def test_ignored_outputs_are_backed_by_assertions(path):
     code = [source(c) for c in cells(path) if c["cell_type"] == "code"]
     ignored = [i for i, text in enumerate(code) if "# NBVAL_IGNORE_OUTPUT" in text]
-    for i in ignored:
-        following = "\n".join(code[i:i + 2])
-        assert "assert" in following, f"cell {i} hides its output but nothing after it asserts"
+    for i in ignored:  # the assertion comes next, or (for a reading generated from asserted results) just before
+        around = "\n".join(code[max(i - 1, 0):i + 2])
+        assert "assert" in around, f"cell {i} hides its output but no cell next to it asserts"
 
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if not p.name.startswith("00")], ids=lambda p: p.name)
@@ -44,3 +44,38 @@ def test_at_least_three_exercises_with_tagged_solutions_and_checkers(path):
         checker = next(c for c in all_cells[i + 1:] if c["cell_type"] == "code")
         assert "exercises.check_" in source(checker), f"solution cell {i} is not followed by a checker"
         assert any("✅" in "".join(o.get("text", "")) for o in checker["outputs"]), "the reference passes"
+
+
+def _executed(texts, error=None):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    notebook = new_notebook(cells=[new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(...)"), new_code_cell("assert x")])
+    notebook.cells[0].outputs = [new_output("stream", name="stdout", text=texts)]
+    if error:
+        notebook.cells[1].outputs = [new_output("error", ename="AssertionError", evalue=error, traceback=[])]
+    return nbformat.from_dict(notebook)
+
+
+def test_repeat_report_gives_the_spread_of_each_varying_number_and_counts_failures():
+    from tutorial_lib.notebooks import Repeats
+
+    runs = Repeats("x.ipynb")
+    runs.add(_executed("ratio 1.50x, 40 steps\n"), 10.0)
+    runs.add(_executed("ratio 2.25x, 40 steps\n", error="the ratio is above 2\nmore"), 95.0)
+    runs.add(_executed("ratio 1.75x, 40 steps\n"), 12.0)
+    assert runs.spreads() == {0: "ratio [1.50–2.25]x, 40 steps"}
+    assert runs.failures == {(1, "AssertionError: the ratio is above 2"): 1}
+    report = runs.report()
+    assert "3 runs, 10.0–95.0 s (1 over the 90 s budget)" in report
+    assert "FAILED in 1 of 3 runs: cell 1: AssertionError: the ratio is above 2" in report
+
+
+def test_repeat_report_says_when_a_cell_prints_a_different_number_of_values():
+    from tutorial_lib.notebooks import Repeats
+
+    runs = Repeats("x.ipynb")
+    runs.add(_executed("lost 1\n"), 1.0)
+    runs.add(_executed("lost 1 and 2\n"), 1.0)
+    assert runs.spreads()[0].startswith("(the number of values printed varies between runs)")
+    assert "no cell raised in any of the 2 runs" in runs.report()

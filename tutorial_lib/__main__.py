@@ -1,4 +1,4 @@
-"""Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...]`, `navigation`,
+"""Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...] [--repeat N]`, `navigation`,
 `student-edition OUT_DIR`, `bench [pipelines|monitor]`, `serve dispatcher|worker`, `doctor`."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _data(args: argparse.Namespace) -> int:
 def _notebooks(args: argparse.Namespace) -> int:
     from tutorial_lib import notebooks
 
-    return notebooks.main(args.names)
+    return notebooks.main(args.names, args.repeat, args.report)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -102,8 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     data.add_argument("action", choices=["build", "verify"])
     data.add_argument("--dir", default=None, help="data directory (default: the repository's data/)")
     data.set_defaults(run=_data)
-    run = commands.add_parser("notebooks", help="re-execute notebooks in place (default: all)")
+    run = commands.add_parser("notebooks", help="re-execute notebooks in place (default: all), or --repeat N "
+                              "times each without saving and report failures and the spread of varying numbers")
     run.add_argument("names", nargs="*")
+    run.add_argument("--repeat", type=int, default=0, metavar="N", help="execute each notebook N times, fresh kernels")
+    run.add_argument("--report", default="out/repeat/report.md", help="with --repeat: where to write the report")
     run.set_defaults(run=_notebooks)
     bench = commands.add_parser("bench", help="measure: 'pipelines' (default) = feed_dict vs queues vs tf.data; "
                                 "'monitor' = the dashboard's sampling overhead")

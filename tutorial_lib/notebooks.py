@@ -1,12 +1,23 @@
-"""Execute the course notebooks in place, each in a fresh kernel, top to bottom."""
+"""Execute the course notebooks: in place (`make notebooks`), or N times in fresh kernels to check stability.
+
+`python -m tutorial_lib notebooks --repeat 5` runs every notebook five times without saving, and reports
+every failing assertion (cell, error) and, for each cell whose output nbval ignores, the spread of every
+number it printed across the runs, plus each notebook's run time against the 90 s budget.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 CELL_TIMEOUT_S = 300
+BUDGET_S = 90.0
+IGNORE_MARK = "# NBVAL_IGNORE_OUTPUT"
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 def notebook_paths(names: list[str] | None = None) -> list[Path]:
@@ -16,24 +27,144 @@ def notebook_paths(names: list[str] | None = None) -> list[Path]:
     return sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 
 
-def execute(path: Path, kernel_name: str = "python3") -> float:
-    """Run one notebook in a fresh kernel with its folder as working directory; save outputs; return seconds."""
-    import nbformat
+def _run(notebook, path: Path, allow_errors: bool, kernel_name: str) -> float:
     from nbclient import NotebookClient
 
-    notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name=kernel_name,
+    client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name=kernel_name, allow_errors=allow_errors,
                             resources={"metadata": {"path": str(path.parent)}}, record_timing=False)
     start = time.perf_counter()
     client.execute()
-    elapsed = time.perf_counter() - start
+    return time.perf_counter() - start
+
+
+def execute(path: Path, kernel_name: str = "python3") -> float:
+    """Run one notebook in a fresh kernel with its folder as working directory; save outputs; return seconds."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    elapsed = _run(notebook, path, False, kernel_name)
     nbformat.write(notebook, path)
     return elapsed
 
 
-def main(names: list[str]) -> int:
-    """Execute the named notebooks (default: all) and print how long each took."""
-    for path in notebook_paths(names):
-        print(f"executing {path.name} ...", flush=True)
-        print(f"  {path.name}: {execute(path):.1f} s", flush=True)
-    return 0
+def is_ignored(cell) -> bool:
+    """Return whether nbval ignores this cell's output (tag or first-line comment)."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    return "nbval-ignore-output" in tags or cell.get("source", "").lstrip().startswith(IGNORE_MARK)
+
+
+def output_text(cell) -> str:
+    """Return the text a code cell printed or displayed (stream, plain text and markdown), errors excluded."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            parts.append(output.get("text", ""))
+        elif "data" in output:
+            data = output["data"]
+            parts.append(data.get("text/markdown") or ("" if "image/png" in data else data.get("text/plain", "")))
+    return "".join(parts)
+
+
+def errors(notebook) -> list[tuple[int, str]]:
+    """Return (cell index, 'Name: first line of the message') for every cell that raised."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                message = (output.get("evalue") or "").strip().splitlines()
+                found.append((index, f"{output.get('ename')}: {message[0] if message else ''}"))
+    return found
+
+
+@dataclass
+class Repeats:
+    """What N executions of one notebook printed and raised."""
+
+    name: str
+    seconds: list[float] = field(default_factory=list)
+    failures: dict[tuple[int, str], int] = field(default_factory=dict)
+    texts: dict[int, list[str]] = field(default_factory=dict)  # ignored cell -> its text in each run
+
+    def add(self, notebook, seconds: float) -> None:
+        """Record one execution."""
+        self.seconds.append(seconds)
+        for failure in errors(notebook):
+            self.failures[failure] = self.failures.get(failure, 0) + 1
+        for index, cell in enumerate(notebook.cells):
+            if cell.cell_type == "code" and is_ignored(cell):
+                self.texts.setdefault(index, []).append(output_text(cell))
+
+    def spreads(self) -> dict[int, str]:
+        """Return, per ignored cell, its first run's text with each varying number replaced by 'min–max'."""
+        result = {}
+        for index, texts in self.texts.items():
+            numbers = [[float(n) for n in _NUMBER.findall(text)] for text in texts]
+            if not texts[0].strip() or not numbers[0]:
+                continue
+            if len({len(n) for n in numbers}) > 1:
+                result[index] = f"(the number of values printed varies between runs) {texts[0].strip()[:200]}"
+                continue
+            columns = list(zip(*numbers, strict=True))
+            pieces = iter(columns)
+
+            def spread(match: re.Match) -> str:
+                values = next(pieces)
+                low, high = min(values), max(values)
+                if low == high:
+                    return match.group(0)
+                decimals = len(match.group(0).split(".")[1]) if "." in match.group(0) else 0
+                return f"[{low:.{decimals}f}–{high:.{decimals}f}]"
+
+            result[index] = _NUMBER.sub(spread, texts[0]).strip()
+        return result
+
+    def report(self) -> str:
+        """Return a plain-text report of this notebook's runs."""
+        runs = len(self.seconds)
+        over = sum(s > BUDGET_S for s in self.seconds)
+        lines = [f"## {self.name}: {runs} runs, {min(self.seconds):.1f}–{max(self.seconds):.1f} s"
+                 + (f" ({over} over the {BUDGET_S:g} s budget)" if over else "")]
+        if self.failures:
+            lines += [f"- FAILED in {count} of {runs} runs: cell {index}: {message}"
+                      for (index, message), count in sorted(self.failures.items())]
+        else:
+            lines.append(f"- no cell raised in any of the {runs} runs")
+        for index, text in self.spreads().items():
+            lines.append(f"- cell {index} (output ignored by nbval):")
+            lines += [f"    {line}" for line in text.splitlines()[:12]]
+        return "\n".join(lines)
+
+
+def repeat(path: Path, times: int, kernel_name: str = "python3", progress=print) -> Repeats:
+    """Execute a notebook `times` times, each in a fresh kernel, without saving; collect failures and outputs."""
+    import nbformat
+
+    result = Repeats(path.name)
+    for run in range(times):
+        notebook = nbformat.read(path, as_version=4)
+        seconds = _run(notebook, path, True, kernel_name)
+        result.add(notebook, seconds)
+        progress(f"  {path.name} run {run + 1}/{times}: {seconds:.1f} s, "
+                 f"{len(errors(notebook))} cell(s) raised")
+    return result
+
+
+def main(names: list[str], times: int = 0, report: str | None = None) -> int:
+    """Execute the named notebooks (default: all) in place, or `times` times each and report; 1 on any failure."""
+    from tqdm.auto import tqdm
+
+    paths = notebook_paths(names)
+    if not times:
+        for path in tqdm(paths, desc="notebooks", unit="nb"):
+            tqdm.write(f"  {path.name}: {execute(path):.1f} s")
+        return 0
+    results = [repeat(path, times, progress=tqdm.write) for path in tqdm(paths, desc="notebooks", unit="nb")]
+    text = "\n\n".join(r.report() for r in results)
+    print(text)
+    if report:
+        Path(report).parent.mkdir(parents=True, exist_ok=True)
+        Path(report).write_text(text + "\n")
+        Path(report).with_suffix(".json").write_text(json.dumps(
+            {r.name: {"seconds": r.seconds, "failures": [[i, m, n] for (i, m), n in r.failures.items()]}
+             for r in results}, indent=1))
+    return 1 if any(r.failures for r in results) else 0
