@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 lab: $(STAMP)
-	cd notebooks && ../$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 $(if $(filter 0,$(shell id -u)),--allow-root)
+	cd notebooks && ../$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --LabApp.news_url=None \
+		--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests
