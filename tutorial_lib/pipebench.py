@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,8 @@ TF_DATA = ("naive", "prefetch", "parallel_map", "parallel_interleave", "cache", 
 STEP_THREADS = 1
 MAP_COST_ELEMENTS = 3072
 INPUT_THREADS = 4  # the tf.data pipelines' private thread pool (enough for the latency workload's 4 sleeping reads)
+# One yardstick per workload's table (see `measure`).
+YARDSTICKS = {"latency": "ideal", "cpu": "ceiling", "copy": "memory floor"}
 
 
 def configure() -> None:
@@ -369,9 +371,13 @@ def applicable(workload: Workload, variant: str) -> bool:
     return variant != "vectorized" or workload.read_batch is not None
 
 
-def measure(workload: Workload, variants: tuple[str, ...] = VARIANTS, repeats: int = 5,
-            warmup: int = 1) -> dict[str, Any]:
-    """Run the variants interleaved on one workload and return medians, ratios and the derived figures."""
+def measure(workload: Workload, variants: tuple[str, ...] = VARIANTS, repeats: int = 5, warmup: int = 1,
+            floor_s: float | None = None) -> dict[str, Any]:
+    """Run the variants interleaved on one workload and return medians, ratios and the derived figures.
+
+    Each workload has one yardstick for its `efficiency` column (yardstick / median): latency, each variant's
+    own analytic ideal; cpu, the ceiling (the step alone); copy, `floor_s` (NumPy moving the same bytes).
+    """
     chosen = [v for v in variants if applicable(workload, v)]
     runs: dict[str, list[Run]] = {v: [] for v in chosen}
     step = tf.function(workload.consume)  # one traced step shared by every tf.data variant
@@ -392,15 +398,16 @@ def measure(workload: Workload, variants: tuple[str, ...] = VARIANTS, repeats: i
     seconds = {v: [r.seconds for r in runs[v]] for v in chosen}
     middle = bench.medians(seconds)
     figures = {}
+    yardstick = YARDSTICKS[workload.name]
     for v in chosen:
         wait = float(np.median([r.wait_s for r in runs[v]]))
         ideal = ideal_s(workload, v)
-        reference = ideal if ideal is not None else middle.get("ceiling")
+        reference = {"ideal": ideal, "ceiling": middle.get("ceiling"), "memory floor": floor_s}[yardstick]
         figures[v] = {
             "median_s": middle[v], "times_s": seconds[v],
             "speedup_over_naive": middle["naive"] / middle[v] if "naive" in middle else None,
             "efficiency": reference / middle[v] if reference else None,
-            "efficiency_vs": "ideal" if ideal is not None else "ceiling",
+            "efficiency_vs": yardstick,
             "ideal_s": ideal,
             "input_bound_fraction": float(np.median([r.wait_s / r.seconds for r in runs[v]])),
             "wait_us_per_element": 1e6 * wait / workload.num_elements,
@@ -408,6 +415,31 @@ def measure(workload: Workload, variants: tuple[str, ...] = VARIANTS, repeats: i
     return {"workload": workload.name, "steps": workload.steps, "batch_size": workload.batch_size,
             "num_epochs": workload.num_epochs, "num_elements": workload.num_elements,
             "num_parallel_calls": workload.num_parallel_calls, "params": workload.params, "variants": figures}
+
+
+def memory_floor(workload: Workload, repeats: int = 5) -> dict[str, float]:
+    """Time NumPy moving the copy workload's bytes on this machine, in the same run: a plain float32 copy and
+    the uint8 -> float32 conversion of every element one run delivers. The conversion's time is the floor
+    no pipeline can beat on one core (`floor_s`); both are also reported as GB/s (bytes read + written)."""
+    source = workload.source
+    converted = np.empty(source.shape, np.float32)
+    copied = np.empty_like(converted)
+    passes = workload.num_elements / len(source)
+    scale = np.float32(1 / 255)
+
+    def convert() -> None:
+        for _ in range(workload.num_epochs):
+            np.multiply(source, scale, out=converted)
+
+    def copy() -> None:
+        for _ in range(workload.num_epochs):
+            np.copyto(copied, converted)
+
+    middle = bench.medians(bench.interleaved({"convert": convert, "copy": copy}, repeats))
+    moved_convert = passes * (source.nbytes + converted.nbytes)
+    moved_copy = passes * 2 * converted.nbytes
+    return {"floor_s": middle["convert"], "convert_gb_s": moved_convert / middle["convert"] / 1e9,
+            "copy_s": middle["copy"], "copy_gb_s": moved_copy / middle["copy"] / 1e9}
 
 
 def map_cost(workload: Workload, repeats: int = 5) -> dict[str, float]:
@@ -437,39 +469,72 @@ def map_cost(workload: Workload, repeats: int = 5) -> dict[str, float]:
     return {name: 1e6 * value / (passes * len(w.source)) for name, value in bench.medians(times).items()}
 
 
-def self_check(results: dict[str, Any]) -> list[tuple[str, bool, str]]:
-    """Return (direction, holds, numbers) for each direction checked; `must_hold` says which are required.
+# Bounds of the required directions, each with a margin outside the spread of 10 consecutive full runs on the
+# 2-core test machine (min / median / max of each ratio in notebooks/INSTRUCTORS.md, notebook 09).
+PREFETCH_OVER_IDEAL_MAX = 1.6     # prefetch's time / its analytic ideal; measured 1.21-1.38
+VECTORIZED_SPEEDUP_MIN = 3.0      # scalar map / vectorized map, µs per element; measured >= 8
+PARALLEL_OVER_PREFETCH_MIN = 1.3  # latency: prefetch time / parallel variant time (ideal 2.0); measured >= 1.6
 
-    The "pipeline alone" parallel checks are reported, not required: on the cpu workload tf.data's own
-    per-element bookkeeping, which is sequential, can cost more than the map's work (measured, see notebook 09).
+
+@dataclass(frozen=True)
+class Check:
+    """One direction the benchmark checks: whether it held, the numbers, and whether it is required.
+
+    A required direction makes `bench pipelines` exit 1 when it does not show. An informational one is
+    reported with `why`: the reason it may not show on a small machine.
     """
+
+    direction: str
+    holds: bool
+    numbers: str
+    required: bool
+    why: str = ""
+
+
+def self_check(results: dict[str, Any]) -> list[Check]:
+    """Return every checked direction, required or informational, from one run's results."""
     lat, cpu = results["latency"]["variants"], results["cpu"]["variants"]
     checks = []
 
-    def check(text: str, holds: bool, numbers: str) -> None:
-        checks.append((text, bool(holds), numbers))
+    def check(direction: str, holds: bool, numbers: str, required: bool, why: str = "") -> None:
+        checks.append(Check(direction, bool(holds), numbers, required, why))
 
     prefetch = lat["prefetch"]["median_s"] / lat["prefetch"]["ideal_s"]
-    check("latency: prefetch within 1.3x of its analytic ideal", prefetch <= 1.3, f"{prefetch:.2f}x the ideal")
+    check(f"latency: prefetch within {PREFETCH_OVER_IDEAL_MAX}x of its analytic ideal",
+          prefetch <= PREFETCH_OVER_IDEAL_MAX, f"{prefetch:.2f}x the ideal", True)
     speed = results["map_cost"]["scalar"] / results["map_cost"]["vectorized"]
-    check("cpu: vectorized map >= 3x faster than scalar map", speed >= 3, f"{speed:.1f}x")
+    check(f"cpu: vectorized map >= {VECTORIZED_SPEEDUP_MIN:g}x faster than scalar map per element",
+          speed >= VECTORIZED_SPEEDUP_MIN, f"{speed:.1f}x", True)
     for variant in ("parallel_map", "parallel_interleave"):
         ratio = lat["prefetch"]["median_s"] / lat[variant]["median_s"]
-        check(f"latency: {variant} faster than sequential map (+ prefetch)", ratio > 1, f"{ratio:.2f}x")
+        check(f"latency: {variant} >= {PARALLEL_OVER_PREFETCH_MIN}x faster than sequential map (+ prefetch)",
+              ratio >= PARALLEL_OVER_PREFETCH_MIN, f"{ratio:.2f}x", True)
         ratio = results["map_cost"]["scalar"] / results["map_cost"][variant]
-        check(f"cpu, pipeline alone: {variant} faster than sequential map", ratio > 1, f"{ratio:.2f}x")
+        check(f"cpu, pipeline alone: {variant} faster than sequential map", ratio > 1, f"{ratio:.2f}x", False,
+              "the cpu workload's map is cheap per element, and tf.data's per-element bookkeeping, which is "
+              "sequential, can cost more than the parallel map saves on 2 cores")
     best = max((v for v in TF_DATA if v in cpu and v != "autotune"), key=lambda v: 1 / cpu[v]["median_s"])
     share = cpu["ceiling"]["median_s"] / cpu[best]["median_s"]
-    check("cpu: best tf.data variant >= 0.9 of the ceiling", share >= 0.9, f"{best}: {share:.2f}")
+    check("cpu: best tf.data variant >= 0.9 of the ceiling", share >= 0.9, f"{best}: {share:.2f}", False,
+          "the ceiling has no input work at all; with 2 cores the input threads and the step share the same "
+          "cores, so reaching it needs a spare core this machine does not have")
     close = cpu["parallel_map"]["median_s"] / cpu["autotune"]["median_s"]
     check("cpu: AUTOTUNE within 1.25x of the hand-tuned parallel map", close >= 1 / 1.25,
-          f"autotune runs at {close:.2f}x the hand-tuned speed")
+          f"autotune runs at {close:.2f}x the hand-tuned speed", False,
+          "AUTOTUNE picks its thread counts from its own measurements during the run; never asserted")
+    if "copy" in results and "memory" in results:
+        copy = results["copy"]["variants"]
+        best = max((v for v in TF_DATA if v in copy), key=lambda v: 1 / copy[v]["median_s"])
+        share = copy[best]["efficiency"]
+        check("copy: best tf.data variant >= 0.5 of the memory floor", share >= 0.5, f"{best}: {share:.2f}", False,
+              "the floor is NumPy converting the bytes with nothing else running; a pipeline also batches "
+              "(another copy), hands tensors between threads and runs the step on the same cores")
     return checks
 
 
-def must_hold(checks: list[tuple[str, bool, str]]) -> bool:
-    """Say whether every required direction held (the "pipeline alone" ones are only reported)."""
-    return all(holds for direction, holds, _ in checks if "pipeline alone" not in direction)
+def must_hold(checks: list[Check]) -> bool:
+    """Say whether every required direction held (informational ones are only reported)."""
+    return all(c.holds for c in checks if c.required)
 
 
 def run_in_subprocess(scale: float, repeats: int, out_dir: str | Path) -> dict[str, Any]:
@@ -499,12 +564,15 @@ def run_all(scale: float = 1.0, repeats: int = 5, progress: Callable[[str], None
     for workload in workloads(scale):
         if progress:
             progress(f"{workload.name}: {workload.steps} steps x {len(VARIANTS)} variants x {repeats + 1} rounds")
-        results[workload.name] = measure(workload, repeats=repeats)
+        floor = None
+        if workload.name == "copy":
+            results["memory"] = memory_floor(workload, repeats)
+            floor = results["memory"]["floor_s"]
+        results[workload.name] = measure(workload, repeats=repeats, floor_s=floor)
         if workload.name == "cpu":
             results["map_cost"] = map_cost(workload, repeats)
     checks = self_check(results)
-    results["self_check"] = [{"direction": d, "holds": h, "required": "pipeline alone" not in d, "numbers": n}
-                             for d, h, n in checks]
+    results["self_check"] = [asdict(c) for c in checks]
     results["all_required_hold"] = must_hold(checks)
     if tf1.runner_threads():
         raise RuntimeError("queue runner threads are still running after the benchmark")
@@ -522,21 +590,29 @@ def table(results: dict[str, Any]) -> str:
     lines = []
     for name in ("latency", "cpu", "copy"):
         block = results[name]
+        yardstick = YARDSTICKS[name]
         lines.append(f"\n{name}: {block['steps']} steps of {block['batch_size']}, {block['num_epochs']} epochs, "
                      f"parallel calls {block['num_parallel_calls']}, {block['params']}")
-        lines.append(f"  {'variant':<20}{'median s':>10}{'vs naive':>10}{'efficiency':>16}{'waiting':>9}"
+        if name == "copy" and "memory" in results:
+            memory = results["memory"]
+            lines.append(f"  memory floor (NumPy, this run): uint8->float32 of the same bytes {memory['floor_s']:.3f} s "
+                         f"({memory['convert_gb_s']:.1f} GB/s moved); float32 copy {memory['copy_gb_s']:.1f} GB/s")
+        lines.append(f"  {'variant':<20}{'median s':>10}{'vs naive':>10}{'vs ' + yardstick:>16}{'waiting':>9}"
                      f"{'wait µs/elem':>14}")
         for variant, f in block["variants"].items():
-            efficiency = f"{f['efficiency']:.2f} ({f['efficiency_vs']})" if f["efficiency"] else "-"
+            efficiency = f"{f['efficiency']:.2f}" if f["efficiency"] else "-"
             lines.append(f"  {variant:<20}{f['median_s']:>10.3f}{f['speedup_over_naive']:>9.2f}x{efficiency:>16}"
                          f"{100 * f['input_bound_fraction']:>8.0f}%{f['wait_us_per_element']:>14.1f}")
     cost = results["map_cost"]
     lines.append("\ncpu workload, the input pipeline alone (no step, no prefetch), µs per element: "
                  + ", ".join(f"{name} {value:.1f}" for name, value in cost.items()))
-    lines.append("\nself-check (directions that must show on 2 CPU cores):")
+    lines.append("\nself-check (required: must show on 2 CPU cores; info: reported, with why it may not show):")
     for item in results["self_check"]:
-        verdict = "ok" if item["holds"] else "FAILS" if item.get("required", True) else "does not show (reported)"
-        lines.append(f"  [{verdict}] {item['direction']}: {item['numbers']}")
+        kind = "required" if item["required"] else "info"
+        verdict = "ok" if item["holds"] else "FAILS" if item["required"] else "does not show"
+        lines.append(f"  [{kind}, {verdict}] {item['direction']}: {item['numbers']}")
+        if not item["holds"] and item.get("why"):
+            lines.append(f"      why: {item['why']}")
     return "\n".join(lines)
 
 
