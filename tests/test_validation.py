@@ -47,3 +47,20 @@ def test_initializable_iterator_passes_are_complete_identical_and_do_not_disturb
         assert predicted_1 == predicted_2, "identical predictions in identical order"
         assert sizes_1[-1] == len(expected) % batch_size, "the smaller final batch is there"
     assert trained == list(range(12 * batch_size)), "training resumed where it left off"
+
+
+def test_passes_with_marker_repeat_identical_passes_each_ended_by_an_empty_batch():
+    stream = validation.passes_with_marker(seed=3, num_chunks=6, batch_size=4)
+    expected = [e[0] for e in validation.generate(3, 6)]
+    for _ in range(3):
+        seen, sizes = [], []
+        while True:
+            ids, features, labels = next(stream)
+            if len(ids) == 0:
+                assert features.shape == (0, validation.FEATURES) and labels.shape == (0,)
+                break
+            assert features.shape == (len(ids), validation.FEATURES) and labels.shape == ids.shape
+            seen += ids.tolist()
+            sizes.append(len(ids))
+        assert seen == expected
+        assert all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4

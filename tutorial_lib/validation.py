@@ -51,3 +51,27 @@ def dataset(seed: int = 0, num_chunks: int | None = None):
 
     return tf.data.Dataset.from_generator(source, output_signature=(
         tf.TensorSpec([], tf.int64), tf.TensorSpec([FEATURES], tf.float32), tf.TensorSpec([], tf.int64)))
+
+
+def batches(seed: int, num_chunks: int, batch_size: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Yield one pass of (ids int64 [n], features float32 [n, 8], labels int64 [n]) batches; the last may be smaller."""
+    examples = list(generate(seed, num_chunks))
+    for start in range(0, len(examples), batch_size):
+        ids, features, labels = zip(*examples[start:start + batch_size])
+        yield np.array(ids, np.int64), np.stack(features), np.array(labels, np.int64)
+
+
+def end_marker() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the end-of-pass marker: an empty batch (zero ids, zero feature rows, zero labels)."""
+    return np.zeros([0], np.int64), np.zeros([0, FEATURES], np.float32), np.zeros([0], np.int64)
+
+
+def passes_with_marker(seed: int, num_chunks: int, batch_size: int) -> Iterator[tuple[np.ndarray, ...]]:
+    """Yield validation batches pass after pass, forever, each pass followed by `end_marker()`.
+
+    Every pass regenerates the same chunks, so every pass is identical; the consumer learns that a pass
+    ended from the marker, never from a closed queue.
+    """
+    while True:
+        yield from batches(seed, num_chunks, batch_size)
+        yield end_marker()
