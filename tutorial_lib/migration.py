@@ -43,8 +43,8 @@ MAP = [
     Row("`train.batch`", "`Dataset.batch`", "02_reading_files#The example queue"),
     Row("`train.shuffle_batch(capacity, min_after_dequeue)`", "`shuffle(buffer_size).batch(n)`",
         "03_queues_and_threads#Shuffle quality against `min_after_dequeue`"),
-    Row("`train.shuffle_batch_join` (several readers sharing one filename queue)", "`interleave(cycle_length=readers)` + `shuffle` + "
-        "`batch`", "03_queues_and_threads#Batching: `batch`, `shuffle_batch`, `shuffle_batch_join`"),
+    Row("`train.shuffle_batch_join` (several readers sharing one filename queue)",
+        "`interleave(cycle_length=readers)` + `shuffle` + `batch`", "03_queues_and_threads#Batching: `batch`, `shuffle_batch`, `shuffle_batch_join`"),
     Row("`train.maybe_batch(keep_input=...)`", "`filter(predicate).batch(n)`",
         "09_queues_to_tf_data#Conditional batching"),
     Row("`enqueue_many=True` (many examples per record)", "`unbatch()` or `flat_map(from_tensor_slices)`",
