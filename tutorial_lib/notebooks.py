@@ -20,6 +20,15 @@ IGNORE_MARK = "# NBVAL_IGNORE_OUTPUT"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
+def _spread(match: re.Match, values: tuple[float, ...]) -> str:
+    """Return the matched number unchanged if it never varied, else '[min–max]' with its decimals."""
+    low, high = min(values), max(values)
+    if low == high:
+        return match.group(0)
+    decimals = len(match.group(0).split(".")[1]) if "." in match.group(0) else 0
+    return f"[{low:.{decimals}f}–{high:.{decimals}f}]"
+
+
 def notebook_paths(names: list[str] | None = None) -> list[Path]:
     """Return the course notebooks (all `NN_*.ipynb`, or those named) in course order."""
     if names:
@@ -106,16 +115,7 @@ class Repeats:
                 continue
             columns = list(zip(*numbers, strict=True))
             pieces = iter(columns)
-
-            def spread(match: re.Match) -> str:
-                values = next(pieces)
-                low, high = min(values), max(values)
-                if low == high:
-                    return match.group(0)
-                decimals = len(match.group(0).split(".")[1]) if "." in match.group(0) else 0
-                return f"[{low:.{decimals}f}–{high:.{decimals}f}]"
-
-            result[index] = _NUMBER.sub(spread, texts[0]).strip()
+            result[index] = _NUMBER.sub(lambda match, pieces=pieces: _spread(match, next(pieces)), texts[0]).strip()
         return result
 
     def report(self) -> str:

@@ -595,7 +595,8 @@ def table(results: dict[str, Any]) -> str:
                      f"parallel calls {block['num_parallel_calls']}, {block['params']}")
         if name == "copy" and "memory" in results:
             memory = results["memory"]
-            lines.append(f"  memory floor (NumPy, this run): uint8->float32 of the same bytes {memory['floor_s']:.3f} s "
+            lines.append(f"  memory floor (NumPy, this run): uint8->float32 of the same bytes {memory['floor_s']:.3f} s"
+                         " "
                          f"({memory['convert_gb_s']:.1f} GB/s moved); float32 copy {memory['copy_gb_s']:.1f} GB/s")
         lines.append(f"  {'variant':<20}{'median s':>10}{'vs naive':>10}{'vs ' + yardstick:>16}{'waiting':>9}"
                      f"{'wait µs/elem':>14}")

@@ -57,7 +57,7 @@ def batches(seed: int, num_chunks: int, batch_size: int) -> Iterator[tuple[np.nd
     """Yield one pass of (ids int64 [n], features float32 [n, 8], labels int64 [n]) batches; the last may be smaller."""
     examples = list(generate(seed, num_chunks))
     for start in range(0, len(examples), batch_size):
-        ids, features, labels = zip(*examples[start:start + batch_size])
+        ids, features, labels = zip(*examples[start:start + batch_size], strict=True)
         yield np.array(ids, np.int64), np.stack(features), np.array(labels, np.int64)
 
 
