@@ -58,9 +58,21 @@ def lstm_language_model(x: tf.Tensor, y: tf.Tensor, vocab_size: int, embedding: 
 
     Written with variables and tf.matmul (tf.compat.v1.layers is gone under Keras 3). Variables are created
     with AUTO_REUSE in the "lm" scope, so a second call (say, on the validation producer) shares them.
-    Each window starts from a zero state.
+    Each window starts from a zero state (see `stateful_lstm_language_model` for the carried state).
     """
-    with v1.variable_scope("lm", reuse=v1.AUTO_REUSE):
+    loss, _, _ = stateful_lstm_language_model(x, y, vocab_size, embedding, hidden)
+    return loss
+
+
+def stateful_lstm_language_model(x: tf.Tensor, y: tf.Tensor, vocab_size: int, embedding: int = 64,
+                                 hidden: int = 128, scope: str = "lm"
+                                 ) -> tuple[tf.Tensor, tuple[tf.Tensor, tf.Tensor], tuple[tf.Tensor, tf.Tensor]]:
+    """The same LSTM, with its state exposed: return (loss, initial (c, h), final (c, h)).
+
+    The initial state tensors default to zeros; feed them the final state of the previous window to carry
+    the state across windows, as TensorFlow's PTB model does.
+    """
+    with v1.variable_scope(scope, reuse=v1.AUTO_REUSE):
         table = v1.get_variable("embedding", [vocab_size, embedding])
         kernel = v1.get_variable("lstm_kernel", [embedding + hidden, 4 * hidden])
         bias = v1.get_variable("lstm_bias", [4 * hidden], initializer=v1.zeros_initializer())
@@ -68,7 +80,10 @@ def lstm_language_model(x: tf.Tensor, y: tf.Tensor, vocab_size: int, embedding: 
         out_b = v1.get_variable("softmax_b", [vocab_size], initializer=v1.zeros_initializer())
     inputs = tf.nn.embedding_lookup(table, x)
     batch_size, num_steps = x.shape
-    h = c = tf.zeros([batch_size, hidden])
+    zeros = tf.zeros([batch_size, hidden])
+    initial = (v1.placeholder_with_default(zeros, [batch_size, hidden], name="initial_c"),
+               v1.placeholder_with_default(zeros, [batch_size, hidden], name="initial_h"))
+    c, h = initial
     outputs = []
     for t in range(num_steps):
         gates = tf.matmul(tf.concat([inputs[:, t], h], 1), kernel) + bias
@@ -79,4 +94,4 @@ def lstm_language_model(x: tf.Tensor, y: tf.Tensor, vocab_size: int, embedding: 
     logits = tf.matmul(tf.reshape(tf.stack(outputs, 1), [-1, hidden]), out_w) + out_b
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.reshape(y, [-1]),
                                                                          logits=logits))
-    return loss
+    return loss, initial, (c, h)
