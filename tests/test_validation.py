@@ -64,3 +64,28 @@ def test_passes_with_marker_repeat_identical_passes_each_ended_by_an_empty_batch
             sizes.append(len(ids))
         assert seen == expected
         assert all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4
+
+
+def test_batches_streams_without_knowing_the_size():
+    pulled = []
+
+    def counted():
+        for example in validation.generate(seed=3, num_chunks=10**9):  # far too many to list
+            pulled.append(example[0])
+            yield example
+
+    stream = validation.batches(counted(), batch_size=4)
+    first, second = next(stream), next(stream)
+    assert first[0].tolist() == [0, 1, 2, 3] and second[0].tolist() == [4, 5, 6, 7]
+    assert len(pulled) <= 8, "holds one batch at most, never the whole pass"
+    last = list(validation.batches(validation.generate(3, 6), 4))[-1]
+    assert 1 <= len(last[0]) <= 4 and last[1].shape == (len(last[0]), validation.FEATURES)
+
+
+def test_chunk_is_a_pure_function_of_seed_and_index_with_unique_ids():
+    a, again, other = validation.chunk(7, 3), validation.chunk(7, 3), validation.chunk(7, 4)
+    assert all(np.array_equal(x, y) for x, y in zip(a, again, strict=True))
+    assert 1 <= len(a[0]) <= 7 and a[1].shape == (len(a[0]), validation.FEATURES) and a[2].shape == a[0].shape
+    assert set(a[0].tolist()).isdisjoint(other[0].tolist()) and set(a[2].tolist()) <= {0, 1}
+    sizes = {len(validation.chunk(7, i)[0]) for i in range(50)}
+    assert len(sizes) > 1, "chunks differ in size"

@@ -6,7 +6,7 @@ once and in the same order as the pass before.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -53,12 +53,38 @@ def dataset(seed: int = 0, num_chunks: int | None = None):
         tf.TensorSpec([], tf.int64), tf.TensorSpec([FEATURES], tf.float32), tf.TensorSpec([], tf.int64)))
 
 
-def batches(seed: int, num_chunks: int, batch_size: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Yield one pass of (ids int64 [n], features float32 [n, 8], labels int64 [n]) batches; the last may be smaller."""
-    examples = list(generate(seed, num_chunks))
-    for start in range(0, len(examples), batch_size):
-        ids, features, labels = zip(*examples[start:start + batch_size], strict=True)
-        yield np.array(ids, np.int64), np.stack(features), np.array(labels, np.int64)
+def batches(examples: Iterable[tuple[int, np.ndarray, int]],
+            batch_size: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Batch a stream of examples as it arrives, holding one batch at most; the last batch may be smaller.
+
+    Yields (ids int64 [n], features float32 [n, 8], labels int64 [n]). The stream's length is never needed.
+    """
+    pending: list[tuple[int, np.ndarray, int]] = []
+    for example in examples:
+        pending.append(example)
+        if len(pending) == batch_size:
+            yield _stack(pending)
+            pending = []
+    if pending:
+        yield _stack(pending)
+
+
+def _stack(examples: list[tuple[int, np.ndarray, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ids, features, labels = zip(*examples, strict=True)
+    return np.array(ids, np.int64), np.stack(features), np.array(labels, np.int64)
+
+
+def chunk(seed: int, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Generate source chunk `index` on its own: (ids int64 [n], features float32 [n, 8], labels int64 [n]), n in 1..7.
+
+    A pure function of (seed, index), so several reader threads may call it at once. Ids are index * 8 + k,
+    unique across chunks.
+    """
+    rng = np.random.default_rng([seed, int(index)])
+    n = int(rng.integers(1, 8))
+    features = rng.normal(size=(n, FEATURES)).astype(np.float32)
+    labels = (features @ _TRUE_WEIGHTS + rng.normal(scale=0.5, size=n) > 0).astype(np.int64)
+    return np.arange(n, dtype=np.int64) + 8 * int(index), features, labels
 
 
 def end_marker() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -69,9 +95,10 @@ def end_marker() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def passes_with_marker(seed: int, num_chunks: int, batch_size: int) -> Iterator[tuple[np.ndarray, ...]]:
     """Yield validation batches pass after pass, forever, each pass followed by `end_marker()`.
 
-    Every pass regenerates the same chunks, so every pass is identical; the consumer learns that a pass
-    ended from the marker, never from a closed queue.
+    Every pass regenerates the same chunks, batching them as they come (the pass's size is never known in
+    advance), so every pass is identical; the consumer learns that a pass ended from the marker, never from
+    a closed queue.
     """
     while True:
-        yield from batches(seed, num_chunks, batch_size)
+        yield from batches(generate(seed, num_chunks), batch_size)
         yield end_marker()
