@@ -1,0 +1,61 @@
+"""Notebook 05's self-calibration, with injected costs: the chosen knobs make each run what it says."""
+
+import pytest
+
+from tutorial_lib import calibration as cal
+
+
+def fake_device(per_example_ms: float, step_ms_at_1024: float, cores: int, sleep_overshoot: float = 1.1):
+    """A device whose producer costs per_example_ms (CPU) + cost * overshoot, and whose step grows as hidden²."""
+    measured = {"producer": [], "step": []}
+
+    def producer(threads: int, cost_ms: float) -> float:
+        measured["producer"].append((threads, cost_ms))
+        return cal.producer_ms_per_batch(per_example_ms, threads, cost_ms * sleep_overshoot, cores)
+
+    def step(hidden: int) -> float:
+        measured["step"].append(hidden)
+        return step_ms_at_1024 * (hidden / 1024) ** 2 + 0.3
+
+    return producer, step, measured
+
+
+@pytest.mark.parametrize("name, per_example_ms, step_ms_at_1024, cores", [
+    ("2-core laptop", 0.06, 12.0, 2),
+    ("16-core workstation", 0.03, 3.0, 16),
+    ("GPU", 0.05, 0.08, 8),
+])
+def test_each_run_is_what_it_says_on_every_device(name, per_example_ms, step_ms_at_1024, cores):
+    producer, step, measured = fake_device(per_example_ms, step_ms_at_1024, cores)
+    result = cal.calibrate(producer, step, cores)
+    assert result.reachable, name
+    for scenario, knobs in result.knobs.items():
+        true_batch = producer(knobs["reader_threads"], knobs["producer_cost_ms"])
+        true_step = step(knobs["hidden_units"])
+        if scenario == "input-bound":
+            assert true_batch >= cal.MARGIN * true_step, (name, knobs)
+        elif scenario == "compute-bound":
+            assert true_step >= cal.MARGIN * true_batch and knobs["producer_cost_ms"] == 0, (name, knobs)
+        else:
+            assert cal.BALANCE_BAND[0] <= true_batch / true_step <= cal.BALANCE_BAND[1], (name, knobs)
+    assert cal.BALANCE_BAND[0] <= result.balanced_ratio <= cal.BALANCE_BAND[1]
+
+
+def test_model_sizes_are_measured_only_until_one_is_slow_enough():
+    producer, step, measured = fake_device(0.06, 12.0, 2)
+    result = cal.calibrate(producer, step, 2)
+    assert measured["step"] == list(cal.CANDIDATE_HIDDEN[:len(measured["step"])])
+    assert result.knobs["compute-bound"]["hidden_units"] == measured["step"][-1] < cal.CANDIDATE_HIDDEN[-1]
+
+
+def test_a_device_too_fast_for_every_model_says_so():
+    producer, step, _ = fake_device(0.5, 0.0001, 2)
+    result = cal.calibrate(producer, step, 2)
+    assert not result.reachable and result.knobs["compute-bound"]["hidden_units"] == cal.CANDIDATE_HIDDEN[-1]
+
+
+def test_the_balanced_cost_is_corrected_when_the_producer_overshoots():
+    producer, step, measured = fake_device(0.06, 12.0, 2, sleep_overshoot=1.6)
+    result = cal.calibrate(producer, step, 2)
+    assert len(measured["producer"]) > 2  # the first guess was out of the band and was corrected
+    assert cal.BALANCE_BAND[0] <= result.balanced_ratio <= cal.BALANCE_BAND[1]

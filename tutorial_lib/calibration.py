@@ -1,0 +1,137 @@
+"""Choose notebook 05's knobs from costs measured on this device, so each scripted run is what it says.
+
+Used by notebook 05. `calibrate` measures how long the producer takes per example (one reader thread, no
+added cost) and how long a training step takes for growing model sizes, then `plan` picks:
+
+* compute-bound: readers with no added cost, and the smallest model whose step takes at least
+  `MARGIN` times as long as the readers need to produce a batch;
+* input-bound: the smallest model, one reader thread, and a per-example cost that makes producing a batch
+  take at least `MARGIN` times the step;
+* balanced: the compute-bound model, one reader thread, and a per-example cost that makes producing a batch
+  take as long as a step -- checked by measuring the producer alone with those knobs, and corrected until
+  the measured ratio is inside `BALANCE_BAND`.
+
+The measuring functions are passed in, so the choice is tested with injected costs (tests/test_calibration.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+MARGIN = 4.0
+BALANCE_BAND = (0.8, 1.25)  # measured producer time per batch / step time for the balanced run
+CANDIDATE_HIDDEN = (64, 256, 1024, 2048, 4096, 8192, 16384)
+BATCH_SIZE, CAPACITY = 64, 256
+MIN_COST_MS = 0.2  # the smallest per-example cost the input-bound run adds (sleep granularity)
+
+
+@dataclass
+class Calibration:
+    """What was measured on this device and the knobs chosen from it."""
+
+    producer_ms_per_example: float  # one reader thread, no added cost
+    step_ms: dict[int, float]  # hidden units -> ms per training step at BATCH_SIZE
+    cores: int
+    knobs: dict[str, dict] = field(default_factory=dict)  # scenario -> knobs
+    balanced_ratio: float = float("nan")  # measured producer time per batch / step time, balanced knobs
+    reachable: bool = True  # False when no candidate model is slow enough to be compute-bound here
+
+
+def producer_ms_per_batch(producer_ms_per_example: float, reader_threads: int, cost_ms: float, cores: int,
+                          batch_size: int = BATCH_SIZE) -> float:
+    """Predict the producer's time per batch: the CPU part parallel up to the cores, the added cost per thread."""
+    return batch_size * (producer_ms_per_example / min(reader_threads, cores) + cost_ms / reader_threads)
+
+
+def knobs(reader_threads: int, cost_ms: float, hidden_units: int) -> dict:
+    """Return one run's knobs in the notebook's vocabulary."""
+    return dict(reader_threads=reader_threads, producer_cost_ms=round(cost_ms, 3), batch_size=BATCH_SIZE,
+                capacity=CAPACITY, hidden_units=hidden_units)
+
+
+def plan(producer_ms_per_example: float, step_ms: dict[int, float], cores: int) -> tuple[dict[str, dict], bool]:
+    """Choose the three runs' knobs from measured costs; return them and whether compute-bound was reachable."""
+    threads = min(4, max(2, cores))
+    base_batch = producer_ms_per_batch(producer_ms_per_example, threads, 0.0, cores)
+    fitting = [h for h in sorted(step_ms) if step_ms[h] >= MARGIN * base_batch]
+    big = fitting[0] if fitting else max(step_ms)
+    small = min(step_ms)
+    input_cost = max(MIN_COST_MS, MARGIN * step_ms[small] / BATCH_SIZE - producer_ms_per_example)
+    balanced_cost = max(0.0, step_ms[big] / BATCH_SIZE - producer_ms_per_example)
+    return {"compute-bound": knobs(threads, 0.0, big), "input-bound": knobs(1, input_cost, small),
+            "balanced": knobs(1, balanced_cost, big)}, bool(fitting)
+
+
+def calibrate(measure_producer: Callable[[int, float], float], measure_step: Callable[[int], float],
+              cores: int | None = None, corrections: int = 4) -> Calibration:
+    """Measure, plan, then measure the balanced producer and correct its cost until it matches the step.
+
+    `measure_producer(reader_threads, cost_ms)` returns ms per batch of the producer alone;
+    `measure_step(hidden_units)` returns ms per training step.
+    """
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    per_example = measure_producer(1, 0.0) / BATCH_SIZE
+    steps: dict[int, float] = {}
+    for hidden in CANDIDATE_HIDDEN:  # grow the model until a step is slow enough, then stop measuring
+        steps[hidden] = measure_step(hidden)
+        threads = min(4, max(2, cores))
+        if steps[hidden] >= MARGIN * producer_ms_per_batch(per_example, threads, 0.0, cores):
+            break
+    chosen, reachable = plan(per_example, steps, cores)
+    balanced = chosen["balanced"]
+    step = steps[balanced["hidden_units"]]
+    ratio = measure_producer(1, balanced["producer_cost_ms"]) / step
+    for _ in range(corrections):
+        if BALANCE_BAND[0] <= ratio <= BALANCE_BAND[1]:
+            break
+        # The producer's time per batch is roughly batch * (overhead + cost): scale the cost toward the step.
+        wanted = step / BATCH_SIZE
+        overhead = ratio * step / BATCH_SIZE - balanced["producer_cost_ms"]
+        balanced["producer_cost_ms"] = round(max(0.0, wanted - overhead), 3)
+        ratio = measure_producer(1, balanced["producer_cost_ms"]) / step
+    return Calibration(per_example, steps, cores, chosen, ratio, reachable)
+
+
+def _median_seconds(run: Callable[[], object], times: int) -> float:
+    """Return the median duration of `times` calls of `run`."""
+    durations = []
+    for _ in range(times):
+        start = time.perf_counter()
+        run()
+        durations.append(time.perf_counter() - start)
+    return sorted(durations)[len(durations) // 2]
+
+
+def measure_producer(files, reader_threads: int, cost_ms: float, batches: int = 9) -> float:
+    """Time the TF1 training pipeline alone (no model): median ms per batch after the first batch."""
+    from tutorial_lib import pipelines, tf1
+
+    tf, v1 = tf1.tf, tf1.v1
+    with tf.Graph().as_default():
+        images, _ = pipelines.tf1_training_batches(files, BATCH_SIZE, reader_threads, BATCH_SIZE, cost_ms)
+        config = v1.ConfigProto(inter_op_parallelism_threads=reader_threads + 2)
+        with tf1.session(config=config) as sess:
+            sess.run(images)  # the first batch includes starting up
+            return 1000 * _median_seconds(lambda: sess.run(images), batches)
+
+
+def measure_step(hidden_units: int, device: str, steps: int = 9) -> float:
+    """Time one training step of notebook 05's model on a staged batch: median ms after a warm-up step."""
+    import numpy as np
+
+    from tutorial_lib import models, tf1
+
+    tf, v1 = tf1.tf, tf1.v1
+    rng = np.random.default_rng(0)
+    with tf.Graph().as_default():
+        images = tf.constant(rng.random((BATCH_SIZE, 784), dtype=np.float32))
+        labels = tf.constant(rng.integers(0, 10, BATCH_SIZE))
+        stage, train, _ = models.staged_mlp(images, labels, hidden_units, device)
+        with tf1.session() as sess:
+            sess.run(stage)
+            sess.run(train)
+            return 1000 * _median_seconds(lambda: sess.run(train), steps)
