@@ -125,7 +125,7 @@ def measure_step(hidden_units: int, device: str, steps: int = 9) -> float:
 
     from tutorial_lib import models, tf1
 
-    tf, v1 = tf1.tf, tf1.v1
+    tf = tf1.tf
     rng = np.random.default_rng(0)
     with tf.Graph().as_default():
         images = tf.constant(rng.random((BATCH_SIZE, 784), dtype=np.float32))
