@@ -107,12 +107,17 @@ def fake_results(**changes) -> dict:
     for key, value in changes.items():
         name, variant = key.split("__")
         (latency if name == "latency" else cpu)[variant] = value
-    return {"latency": block(latency, {"prefetch": 0.65}), "cpu": block(cpu),
+    ideal = {"naive": 0.96, "prefetch": 0.65, "parallel_map": 0.325, "parallel_interleave": 0.325}
+    return {"latency": block(latency, ideal), "cpu": block(cpu),
             "map_cost": {"scalar": 40.0, "parallel_map": 42.0, "parallel_interleave": 45.0, "vectorized": 10.0}}
 
 
 def checks_of(results: dict) -> dict[str, pipebench.Check]:
-    return {c.direction.split(" >=")[0].split(" within")[0]: c for c in pipebench.self_check(results)}
+    """Return the checks by their direction up to the bound: 'latency: prefetch', 'latency: prefetch within'."""
+    def key(direction: str) -> str:
+        head = direction.split(" >=")[0]
+        return head.split(" within")[0] + " within" if " within" in head else head
+    return {key(c.direction): c for c in pipebench.self_check(results)}
 
 
 def test_self_check_passes_and_fails_on_the_right_numbers():
@@ -121,17 +126,24 @@ def test_self_check_passes_and_fails_on_the_right_numbers():
     required = {name for name, c in checks.items() if c.required}
     assert required == {"latency: prefetch", "cpu: vectorized map", "latency: parallel_map",
                         "latency: parallel_interleave"}
+    assert not checks["latency: prefetch within"].required  # absolute: reported only
     alone = checks["cpu, pipeline alone: parallel_map faster than sequential map"]
     assert not alone.holds and not alone.required and alone.why  # 42 vs 40 µs: reported, with the reason
     broken = checks_of(fake_results(
         latency__prefetch=1.10, latency__parallel_map=0.95, cpu__vectorized=0.70, cpu__parallel_map=0.70,
         cpu__prefetch=0.70, cpu__parallel_interleave=0.70, cpu__cache=0.70, cpu__naive=0.70,
         cpu__autotune=0.95))
-    assert not broken["latency: prefetch"].holds  # 1.10 / 0.65 = 1.69 > 1.6
+    assert all(c.why for c in checks.values())  # a line that fails, required or not, always says why
+    assert checks["latency: prefetch"].numbers == "1.43x (ideal 1.48x, no overlap 1.00x)"  # 1.0 / 0.70
+    assert checks["latency: prefetch within"].numbers == (
+        "1.08x the ideal (naive: 1.04x its own)")  # 0.70 / 0.65 and 1.0 / 0.96
+    assert checks["latency: parallel_map"].numbers == "1.75x (ideal 2.00x)"
+    assert not broken["latency: prefetch"].holds  # naive / prefetch = 1.0 / 1.10 < 1.25: no overlap
+    assert not broken["latency: prefetch within"].holds  # 1.10 / 0.65 = 1.69
     assert not broken["latency: parallel_map"].holds  # 1.10 / 0.95 = 1.16 < 1.3
     assert broken["latency: parallel_interleave"].holds  # 1.10 / 0.42 = 2.6
     assert not broken["cpu: best tf.data variant"].holds  # 0.55 / 0.70 = 0.79: informational
-    assert not broken["cpu: AUTOTUNE"].holds  # 0.95 / 0.70 = 1.36: informational
+    assert not broken["cpu: AUTOTUNE within"].holds  # 0.95 / 0.70 = 1.36: informational
     assert not pipebench.must_hold(list(broken.values()))
     assert all(c.why for c in broken.values() if not c.required)
 
@@ -163,11 +175,11 @@ def test_a_short_run_writes_the_table_json_and_chart(tmp_path):
     assert figures["ceiling"]["input_bound_fraction"] < 0.5  # batches already in memory: hardly any waiting
     results = {"latency": block, "cpu": block, "copy": block,
                "map_cost": {"scalar": 40.0, "parallel_map": 30.0, "parallel_interleave": 30.0, "vectorized": 5.0},
-               "self_check": [{"direction": "d", "holds": False, "numbers": "n", "required": True, "why": ""},
+               "self_check": [{"direction": "d", "holds": False, "numbers": "n", "required": True, "why": "v"},
                               {"direction": "e", "holds": False, "numbers": "m", "required": False, "why": "w"}]}
     text = pipebench.table(results)
     assert "feed_dict" in text and "[required, FAILS] d: n" in text and "[info, does not show] e: m" in text
-    assert "why: w" in text and "vs ideal" in text and "vs ceiling" in text
+    assert "why: v" in text and "why: w" in text and "vs ideal" in text and "vs ceiling" in text
     data, chart = pipebench.save(results, tmp_path / "bench")
     assert json.loads(data.read_text())["latency"]["steps"] == 4
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

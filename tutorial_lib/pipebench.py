@@ -469,19 +469,28 @@ def map_cost(workload: Workload, repeats: int = 5) -> dict[str, float]:
     return {name: 1e6 * value / (passes * len(w.source)) for name, value in bench.medians(times).items()}
 
 
-# Bounds of the required directions, each with a margin outside the spread of 10 consecutive full runs on the
-# 2-core test machine (min / median / max of each ratio in notebooks/INSTRUCTORS.md, notebook 09).
-PREFETCH_OVER_IDEAL_MAX = 1.6     # prefetch's time / its analytic ideal; measured 1.11-1.24
-VECTORIZED_SPEEDUP_MIN = 3.0      # scalar map / vectorized map, µs per element; measured 5.5-6.4
-PARALLEL_OVER_PREFETCH_MIN = 1.3  # latency: prefetch time / parallel variant time (ideal 2.0); measured 1.81-1.96
+# Bounds of the required directions. Each sits outside the spread of 10 consecutive full runs (`make bench`) on
+# the 2-core test machine: TEN_RUNS holds (min, max) of each ratio; notebooks/INSTRUCTORS.md (notebook 09) the
+# medians too. The margin, bound against the nearest run, is in each comment. All are ratios of two variants
+# timed in the same run, so load that slows both cancels out.
+PREFETCH_OVER_NAIVE_MIN = 1.25    # latency: naive / prefetch; ideal 1.48, no overlap 1.0; worst run 1.45 (14% below)
+VECTORIZED_SPEEDUP_MIN = 3.0      # scalar map / vectorized map, µs per element; worst run 5.5 (45% below)
+PARALLEL_OVER_PREFETCH_MIN = 1.3  # latency: prefetch / parallel variant; ideal 2.0; worst run 1.81 (28% below)
+TEN_RUNS = {"prefetch_over_naive": (1.45, 1.49), "vectorized_speedup": (5.49, 6.43),
+            "parallel_map_over_prefetch": (1.88, 1.96), "parallel_interleave_over_prefetch": (1.81, 1.88)}
+# Informational: prefetch's time against its own analytic ideal is absolute, not a same-run ratio. Every variant of
+# the latency workload runs above its ideal by a common overhead that load inflates (1.11-1.24x in the 10 runs;
+# 1.30x in the run that failed the old 1.3 bound) while no overlap at all (naive / prefetch's ideal) measured
+# 1.64-1.81x: no bound between the two keeps a margin on both sides, so it is reported, not required.
+PREFETCH_OVER_IDEAL_MAX = 1.3
 
 
 @dataclass(frozen=True)
 class Check:
     """One direction the benchmark checks: whether it held, the numbers, and whether it is required.
 
-    A required direction makes `bench pipelines` exit 1 when it does not show. An informational one is
-    reported with `why`: the reason it may not show on a small machine.
+    A required direction makes `bench pipelines` exit 1 when it does not show; its `why` says what a failure
+    means. An informational one is reported with `why`: the reason it may not show on a small machine.
     """
 
     direction: str
@@ -499,16 +508,30 @@ def self_check(results: dict[str, Any]) -> list[Check]:
     def check(direction: str, holds: bool, numbers: str, required: bool, why: str = "") -> None:
         checks.append(Check(direction, bool(holds), numbers, required, why))
 
-    prefetch = lat["prefetch"]["median_s"] / lat["prefetch"]["ideal_s"]
+    ideal = lat["prefetch"]["ideal_s"]
+    overlap = lat["naive"]["median_s"] / lat["prefetch"]["median_s"]
+    check(f"latency: prefetch >= {PREFETCH_OVER_NAIVE_MIN}x faster than naive (reading overlaps the step)",
+          overlap >= PREFETCH_OVER_NAIVE_MIN, f"{overlap:.2f}x (ideal {lat['naive']['ideal_s'] / ideal:.2f}x, "
+          "no overlap 1.00x)", True, "prefetch did not overlap reading with the step: the input pipeline's "
+          "thread could not run beside the step (busy cores, or a thread pool with no thread to spare)")
+    prefetch = lat["prefetch"]["median_s"] / ideal
     check(f"latency: prefetch within {PREFETCH_OVER_IDEAL_MAX}x of its analytic ideal",
-          prefetch <= PREFETCH_OVER_IDEAL_MAX, f"{prefetch:.2f}x the ideal", True)
+          prefetch <= PREFETCH_OVER_IDEAL_MAX,
+          f"{prefetch:.2f}x the ideal (naive: {lat['naive']['median_s'] / lat['naive']['ideal_s']:.2f}x its own)",
+          False, "an absolute yardstick: every variant of the latency workload runs above its ideal by a common "
+          "overhead (thread wake-ups after each sleep, py_function calls) that another process on the same 2 "
+          "cores inflates; the required check compares prefetch with naive in the same run instead")
     speed = results["map_cost"]["scalar"] / results["map_cost"]["vectorized"]
     check(f"cpu: vectorized map >= {VECTORIZED_SPEEDUP_MIN:g}x faster than scalar map per element",
-          speed >= VECTORIZED_SPEEDUP_MIN, f"{speed:.1f}x", True)
+          speed >= VECTORIZED_SPEEDUP_MIN, f"{speed:.1f}x", True,
+          "batching before the map removes tf.data's per-element work; a smaller gain means the cores were "
+          "busy during the map-cost runs, or the record decoding grew more expensive than that work")
     for variant in ("parallel_map", "parallel_interleave"):
         ratio = lat["prefetch"]["median_s"] / lat[variant]["median_s"]
         check(f"latency: {variant} >= {PARALLEL_OVER_PREFETCH_MIN}x faster than sequential map (+ prefetch)",
-              ratio >= PARALLEL_OVER_PREFETCH_MIN, f"{ratio:.2f}x", True)
+              ratio >= PARALLEL_OVER_PREFETCH_MIN, f"{ratio:.2f}x (ideal {ideal / lat[variant]['ideal_s']:.2f}x)", True,
+              "four sleeping reads at a time should halve the time; a smaller gain means the pipeline's threads "
+              "could not run (busy cores) or its thread pool has fewer threads than readers")
         ratio = results["map_cost"]["scalar"] / results["map_cost"][variant]
         check(f"cpu, pipeline alone: {variant} faster than sequential map", ratio > 1, f"{ratio:.2f}x", False,
               "the cpu workload's map is cheap per element, and tf.data's per-element bookkeeping, which is "
@@ -527,8 +550,9 @@ def self_check(results: dict[str, Any]) -> list[Check]:
         best = max((v for v in TF_DATA if v in copy), key=lambda v: 1 / copy[v]["median_s"])
         share = copy[best]["efficiency"]
         check("copy: best tf.data variant >= 0.5 of the memory floor", share >= 0.5, f"{best}: {share:.2f}", False,
-              "the floor is NumPy converting the bytes with nothing else running; a pipeline also batches "
-              "(another copy), hands tensors between threads and runs the step on the same cores")
+              "the floor is NumPy converting the bytes in one pass with nothing else running; a pipeline runs "
+              "the cast and the division by 255 as two ops, batches (another copy), hands tensors between "
+              "threads and runs the step on the same 2 cores")
     return checks
 
 
