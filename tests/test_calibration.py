@@ -23,7 +23,7 @@ def fake_device(per_example_ms: float, step_ms_at_1024: float, cores: int, sleep
 @pytest.mark.parametrize("name, per_example_ms, step_ms_at_1024, cores", [
     ("2-core laptop", 0.06, 12.0, 2),
     ("16-core workstation", 0.03, 3.0, 16),
-    ("GPU", 0.05, 0.08, 8),
+    ("GPU", 0.05, 0.2, 8),
 ])
 def test_each_run_is_what_it_says_on_every_device(name, per_example_ms, step_ms_at_1024, cores):
     producer, step, measured = fake_device(per_example_ms, step_ms_at_1024, cores)
@@ -49,7 +49,7 @@ def test_model_sizes_are_measured_only_until_one_is_slow_enough():
 
 
 def test_a_device_too_fast_for_every_model_says_so():
-    producer, step, _ = fake_device(0.5, 0.0001, 2)
+    producer, step, _ = fake_device(0.5, 0.00005, 2)
     result = cal.calibrate(producer, step, 2)
     assert not result.reachable and result.knobs["compute-bound"]["hidden_units"] == cal.CANDIDATE_HIDDEN[-1]
 

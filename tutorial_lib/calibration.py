@@ -4,7 +4,7 @@ Used by notebook 05. `calibrate` measures how long the producer takes per exampl
 added cost) and how long a training step takes for growing model sizes, then `plan` picks:
 
 * compute-bound: readers with no added cost, and the smallest model whose step takes at least
-  `MARGIN` times as long as the readers need to produce a batch;
+  `MARGIN` times as long as the readers need to produce a batch, and at least `MIN_STEP_MS`;
 * input-bound: the smallest model, one reader thread, and a per-example cost that makes producing a batch
   take at least `MARGIN` times the step;
 * balanced: the compute-bound model, one reader thread, and a per-example cost that makes producing a batch
@@ -26,6 +26,10 @@ BALANCE_BAND = (0.8, 1.25)  # measured producer time per batch / step time for t
 CANDIDATE_HIDDEN = (64, 256, 1024, 2048, 4096, 8192, 16384)
 BATCH_SIZE, CAPACITY = 64, 256
 MIN_COST_MS = 0.2  # the smallest per-example cost the input-bound run adds (sleep granularity)
+# The big model's step must also take at least this long, so that the balanced run's per-example cost
+# (about step / batch_size) stays well above what a sleep can resolve (measured: a 0.07 ms cost could not be
+# calibrated, the producer's floor is higher).
+MIN_STEP_MS = 30.0
 
 
 @dataclass
@@ -56,7 +60,7 @@ def plan(producer_ms_per_example: float, step_ms: dict[int, float], cores: int) 
     """Choose the three runs' knobs from measured costs; return them and whether compute-bound was reachable."""
     threads = min(4, max(2, cores))
     base_batch = producer_ms_per_batch(producer_ms_per_example, threads, 0.0, cores)
-    fitting = [h for h in sorted(step_ms) if step_ms[h] >= MARGIN * base_batch]
+    fitting = [h for h in sorted(step_ms) if step_ms[h] >= max(MARGIN * base_batch, MIN_STEP_MS)]
     big = fitting[0] if fitting else max(step_ms)
     small = min(step_ms)
     input_cost = max(MIN_COST_MS, MARGIN * step_ms[small] / BATCH_SIZE - producer_ms_per_example)
@@ -79,7 +83,7 @@ def calibrate(measure_producer: Callable[[int, float], float], measure_step: Cal
     for hidden in CANDIDATE_HIDDEN:  # grow the model until a step is slow enough, then stop measuring
         steps[hidden] = measure_step(hidden)
         threads = min(4, max(2, cores))
-        if steps[hidden] >= MARGIN * producer_ms_per_batch(per_example, threads, 0.0, cores):
+        if steps[hidden] >= max(MARGIN * producer_ms_per_batch(per_example, threads, 0.0, cores), MIN_STEP_MS):
             break
     chosen, reachable = plan(per_example, steps, cores)
     balanced = chosen["balanced"]
