@@ -5,7 +5,7 @@
 * `processes` -- run scripts as separate processes side by side and always stop them (notebook 07's trainer
   and evaluator);
 * `ptb` -- the PTB producer: token stream to [batch_size, num_steps] windows (notebook 09);
-* `service` -- a tf.data service on this machine: cluster, servers, fault drills (notebook 10).
+* `service` -- a tf.data service on this machine: cluster, servers, fault drills (notebook 11).
 """
 
 from tutorial_lib.pipelines.digits import (  # noqa: F401
