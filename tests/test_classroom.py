@@ -8,8 +8,9 @@ import nbformat
 import pytest
 
 from tutorial_lib import classroom
+from tutorial_lib.classroom.course import NOTEBOOK_GLOB
 
-NOTEBOOKS = sorted(classroom.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted(classroom.NOTEBOOK_DIR.glob(NOTEBOOK_GLOB))
 
 
 def solution_lines(cell) -> list[str]:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutorial_lib.classroom.course import NOTEBOOK_DIR, read, source, tags, write
+from tutorial_lib.classroom.course import NOTEBOOK_DIR, NOTEBOOK_GLOB, read, source, tags, write
 
 PROSE_WORDS_PER_MINUTE = 120  # careful reading of technical prose (about half of a casual reading speed)
 CODE_LINES_PER_MINUTE = 10  # reading a code cell and its output closely enough to predict it
@@ -104,7 +104,7 @@ def _rewritten_instructors(text: str, paths: list[Path]) -> str:
 
 def study_time_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
     """Say where a stored time differs from the estimate (empty when all agree)."""
-    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(notebook_dir.glob(NOTEBOOK_GLOB))
     problems = []
     for path in paths:
         expected = time_line(study_time(path))
@@ -120,7 +120,7 @@ def study_time_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
 
 def write_study_times(notebook_dir: Path = NOTEBOOK_DIR) -> list[Path]:
     """Rewrite every notebook's time line and INSTRUCTORS.md's times; return the files changed."""
-    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(notebook_dir.glob(NOTEBOOK_GLOB))
     changed = []
     for path in paths:
         notebook = read(path)

@@ -78,7 +78,7 @@ def notebook_of(checker: Callable) -> str:
     from tutorial_lib import classroom
 
     module = checker_function(checker).__module__.rsplit(".", 1)[-1]
-    for path in sorted(classroom.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(classroom.NOTEBOOK_DIR.glob(classroom.NOTEBOOK_GLOB)):
         if path.stem.split("_", 1)[1] == module:
             return path.stem
     return module
