@@ -88,7 +88,7 @@ def link(where: str) -> str:
     if where.startswith("tests/"):
         return f"[`{where.split('::')[1]}`](../{where.split('::')[0]})"
     stem, heading = where.split("#", 1)
-    return f"[{stem[:2]} · {heading.replace('`', '')}]({stem}.ipynb#{anchor(heading)})"
+    return f"[{stem.split('_', 1)[0]} · {heading.replace('`', '')}]({stem}.ipynb#{anchor(heading)})"
 
 
 def table() -> str:

@@ -83,7 +83,7 @@ def check_mean_displacement(mean_displacement: Callable[[Any], float]) -> Verdic
                 kind = "list" if isinstance(given, list) else "array"
                 try:
                     got = mean_displacement(given)
-                except (TypeError, ValueError) as error:
+                except (TypeError, ValueError, AttributeError) as error:
                     raise Mismatch(f"{want:.4f} for {what} (a {kind})", f"{type(error).__name__}: {error}",
                                    "Accept a list or a NumPy array of the values as they arrived.") from None
                 if isinstance(got, bool) or not isinstance(got, numbers.Real):
@@ -92,9 +92,11 @@ def check_mean_displacement(mean_displacement: Callable[[Any], float]) -> Verdic
                 if abs(got - want) <= 1e-9:
                     continue
                 n = len(values)
-                if want == 0:
-                    raise Mismatch(f"0 for {what}", f"{got}", "Values that did not move are displaced by 0.")
-                if abs(got) < 1e-9:
+                shifted = float(np.mean(np.abs(np.arange(1, n + 1) - np.asarray(values))) / n)
+                if abs(got - shifted) <= 1e-9:
+                    raise Mismatch(f"{want:.4f} for {what}", f"{got}", "Number the positions from 0, as the values "
+                                   "are.")
+                if abs(got) < 1e-9 and want:
                     raise Mismatch(f"{want:.4f} for {what}", f"{got}", "Take the absolute value of each move: "
                                    "moves backwards and forwards cancel out otherwise.")
                 if n > 1 and abs(got - want * n / (n - 1)) <= 1e-9:
@@ -102,10 +104,8 @@ def check_mean_displacement(mean_displacement: Callable[[Any], float]) -> Verdic
                 if abs(got - want * n / 2000) <= 1e-9:
                     raise Mismatch(f"{want:.4f} for {what}", f"{got}", "Divide by N, the number of values given, "
                                    "not the notebook's 2000.")
-                shifted = float(np.mean(np.abs(np.arange(1, n + 1) - np.asarray(values))) / n)
-                if abs(got - shifted) <= 1e-9:
-                    raise Mismatch(f"{want:.4f} for {what}", f"{got}", "Number the positions from 0, as the values "
-                                   "are.")
+                if want == 0:
+                    raise Mismatch(f"0 for {what}", f"{got}", "Values that did not move are displaced by 0.")
                 raise Mismatch(f"{want:.4f} for {what}", f"{got}", "The mean over all values of |position - value|, "
                                "divided by N.")
     return run_check("Exercise 2 (how far the values moved)", check)

@@ -193,6 +193,9 @@ def check_threads_started(threads_started: Callable[[list, bool], int]) -> Verdi
                                    "Count whole threads (an int).")
                 if got == want:
                     continue
+                if sum(counts) != len(counts) and got == len(counts) * (2 if coordinated else 1):
+                    raise Mismatch(f"{want} for {case}", str(got), "A runner starts one thread per enqueue op it "
+                                   "holds (the same op held twice runs in two threads).")
                 if coordinated and got == sum(counts):
                     raise Mismatch(f"{want} for {case}", str(got), "Given a Coordinator, each runner also starts "
                                    "a close-on-stop thread that closes its queue when a stop is requested.")
@@ -202,8 +205,8 @@ def check_threads_started(threads_started: Callable[[list, bool], int]) -> Verdi
                 if not coordinated and got == sum(counts) + len(counts):
                     raise Mismatch(f"{want} for {case}", str(got), "Close-on-stop threads wait for a Coordinator's "
                                    "request: without a Coordinator there are none.")
-                raise Mismatch(f"{want} for {case}", str(got), "A runner starts one thread per enqueue op it holds "
-                               "(the same op held twice runs in two threads).")
+                raise Mismatch(f"{want} for {case}", str(got), "A runner starts one thread per enqueue op it holds, "
+                               "and, given a Coordinator, one close-on-stop thread.")
     return run_check("Exercise 1 (the threads started)", check)
 
 
@@ -276,6 +279,12 @@ def check_one_epoch_keys(one_epoch_keys: Callable[[list, int], list]) -> Verdict
             with tf.Graph().as_default(), _RunsBounded(3 * (full + 1) + 10), _SessionsRecorded() as recorded:
                 try:
                     batches = one_epoch_keys(list(files), EPOCH_BATCH_SIZE)
+                except (tf.errors.FailedPreconditionError, tf.errors.NotFoundError) as error:
+                    if "epochs" not in str(error):  # the counter `num_epochs` keeps: uninitialized, or not found
+                        raise
+                    raise Mismatch(f"{len(expected)} keys", "FailedPreconditionError: the epoch counter is not "
+                                   "initialized", "num_epochs counts in a local variable: initialize the local "
+                                   "variables too.") from None
                 finally:
                     leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
                     for session in recorded.still_open():

@@ -139,12 +139,12 @@ def check_kept_checkpoints(kept_checkpoints: Callable[[int, int | None], list]) 
             if keep is None:
                 raise Mismatch(f"{want} for {case}", repr(got),
                                "With max_to_keep=None the manager deletes nothing: it keeps every checkpoint.")
-            if [n + 1 for n in got] == want or (got and got[0] == 0):
-                raise Mismatch(f"{want} for {case}", repr(got), "Checkpoints are numbered from 1: save() numbers "
-                               "them by its save counter, which counts the saves.")
             if saves < keep and len(got) != saves:
                 raise Mismatch(f"{want} for {case}", repr(got), "With fewer saves than max_to_keep, every "
                                "checkpoint is still there.")
+            if [n + 1 for n in got] == want or (got and got[0] == 0):
+                raise Mismatch(f"{want} for {case}", repr(got), "Checkpoints are numbered from 1: save() numbers "
+                               "them by its save counter, which counts the saves.")
             if len(got) != len(want):
                 raise Mismatch(f"{want} for {case}", repr(got),
                                "Once there are more, the manager keeps exactly max_to_keep checkpoints.")
