@@ -74,7 +74,7 @@ def all_checkers() -> dict[str, Callable]:
 
 
 def notebook_of(checker: Callable) -> str:
-    """The notebook stem whose exercises the checker's module checks (e.g. `03_queues_and_threads`)."""
+    """The notebook stem whose exercises the checker's module checks (e.g. `03a_queues_and_threads`)."""
     from tutorial_lib import classroom
 
     module = checker_function(checker).__module__.rsplit(".", 1)[-1]
