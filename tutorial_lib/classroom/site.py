@@ -162,7 +162,7 @@ def home_page(paths: list[Path]) -> str:
     from tutorial_lib.classroom.study_time import study_time
 
     times = {p.stem: study_time(p).minutes for p in paths}
-    rows = [f"| [{stem}]({stem}.html) | {COURSE[stem]} | {SUMMARIES.get(stem, '')} | about {times[stem]} min |"
+    rows = [f"| [`{stem}`]({stem}.html) | {COURSE[stem]} | {SUMMARIES.get(stem, '')} | about {times[stem]} min |"
             for stem in times]
     hours = sum(times.values()) / 60
     return "\n".join([
@@ -243,9 +243,10 @@ def build(out: Path, work: Path | None = None, progress: Callable[[str], None] =
     problems = [f"sphinx: {line}" for line in stream.warnings]
     progress("site: checking links, anchors, machine paths and tokens")
     problems += check(out)
-    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
-    progress(f"site: built in {time.perf_counter() - start:.1f} s, {size / 1e6:.1f} MB in "
-             f"{sum(1 for _ in out.rglob('*.html'))} HTML pages; {len(problems)} problem(s)")
+    files = [f for f in out.rglob("*") if f.is_file()]
+    pages = [f for f in files if f.suffix == ".html" and "_static" not in f.relative_to(out).parts]
+    progress(f"site: built in {time.perf_counter() - start:.1f} s: {len(pages)} HTML pages, "
+             f"{sum(f.stat().st_size for f in files) / 1e6:.1f} MB in {len(files)} files; {len(problems)} problem(s)")
     return problems
 
 
