@@ -19,7 +19,7 @@ COURSE = {
     "00_start_here": "Start here",
     "01_feeding": "Feeding",
     "02_reading_files": "Reading files",
-    "03a_queues_and_threads": "Queues and threads: runners, one clean epoch",
+    "03a_queues_and_threads": "Queues and threads: queues, runners, one clean epoch",
     "03b_batching_and_shuffling": "Batching and shuffling",
     "04_preloaded_data": "Preloaded data",
     "05_live_dashboard": "The live dashboard",
