@@ -18,7 +18,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: lab lab-instructor test check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
-	nbgrader-check lint bench bench-monitor doctor clean
+	nbgrader-check site lint bench bench-monitor doctor clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -81,6 +81,10 @@ navigation: $(STAMP)
 
 student-edition: $(STAMP)
 	$(BIN)/python -m tutorial_lib student-edition $(or $(OUT),out/student)
+
+# The course as a static website in out/site (OUT=dir): the committed notebooks with their outputs, nothing run.
+site: $(STAMP)
+	$(BIN)/python -m tutorial_lib site $(or $(OUT),out/site)
 
 nbgrader: $(STAMP)
 	$(BIN)/python -m tutorial_lib nbgrader $(or $(OUT),out/nbgrader)

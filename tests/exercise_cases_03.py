@@ -1,4 +1,5 @@
-"""Answers for the exercises of 03_queues_and_threads beyond tests/test_exercises.py's rows (loaded by it)."""
+"""Answers for the exercises of 03a_queues_and_threads and 03b_batching_and_shuffling (the two parts of notebook 03):
+the mutation tables (tutorial_lib.exercises.mutation): RIGHT, MUTANTS and REJECTED."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from tutorial_lib import datasets
+import numpy as np
+
+from tutorial_lib import datasets, tf1
 from tutorial_lib import exercises as ex
 from tutorial_lib.classroom.nbgrader_course import TYPICAL_MISTAKES
 from tutorial_lib.tf1 import tf, v1
@@ -16,7 +19,7 @@ RECORD_BYTES = datasets.record_bytes()
 
 def from_source(source: str) -> Callable:
     """The function a notebook cell's source defines, run with the notebook's names (tf, v1, RECORD_BYTES)."""
-    namespace: dict[str, Any] = {"tf": tf, "v1": v1, "RECORD_BYTES": RECORD_BYTES}
+    namespace: dict[str, Any] = {"tf": tf, "v1": v1, "tf1": tf1, "np": np, "RECORD_BYTES": RECORD_BYTES}
     exec(source, namespace)
     return next(value for name, value in namespace.items() if callable(value) and name not in ("tf", "v1"))
 
@@ -281,10 +284,78 @@ def join_epoch_never_asks(filenames: list[str], batch_size: int, coord: Any) -> 
     return batches
 
 
+# --- 03a.1 threads_started, 03a.3 one_epoch_keys, 03b.2 mean_displacement ---------------------------------------
+
+ONE_EPOCH_KEYS_SOLUTION = """
+def one_epoch_keys(filenames, batch_size):
+    filename_queue = v1.train.string_input_producer(filenames, num_epochs=1, shuffle=False)
+    key, _ = v1.FixedLengthRecordReader(record_bytes=RECORD_BYTES).read(filename_queue)
+    return tf1.drain(v1.train.batch([key], batch_size, allow_smaller_final_batch=True))
+"""
+
+
+def one_epoch_keys(*, files: str = "given", what: str = "keys", num_epochs: int | None = 1,
+                   allow_smaller_final_batch: bool = True, batch_size: int | None = None,
+                   local_init: bool = True, join: bool = True) -> Callable:
+    """An answer written as a session loop of its own, each option a way to get it wrong."""
+    def answer(filenames: list[str], size: int) -> list:
+        names = [str(p) for p in datasets.digit_files("bin", "train")] if files == "course" else filenames
+        filename_queue = v1.train.string_input_producer(names, num_epochs=num_epochs, shuffle=False)
+        key, record = v1.FixedLengthRecordReader(record_bytes=RECORD_BYTES).read(filename_queue)
+        value = key if what == "keys" else tf.cast(tf.io.decode_raw(record, tf.uint8)[0], tf.int64)
+        batch = v1.train.batch([value], batch_size or size, allow_smaller_final_batch=allow_smaller_final_batch)
+        sess = v1.Session()
+        sess.run([v1.global_variables_initializer()] + ([v1.local_variables_initializer()] if local_init else []))
+        coord = v1.train.Coordinator()
+        threads = v1.train.start_queue_runners(sess, coord)
+        batches = []
+        try:
+            while not coord.should_stop():
+                batches.append(sess.run(batch))
+        except tf.errors.OutOfRangeError:
+            pass
+        finally:
+            if join:
+                coord.request_stop()
+                coord.join(threads)
+                sess.close()
+        return batches
+    return answer
+
+
+def mean_displacement_by_hand(values: Any) -> float:
+    """Right, another shape: a Python sum over enumerate, averaged, then divided by N."""
+    return sum(abs(i - v) for i, v in enumerate(values)) / len(values) / len(values)
+
+
+def mean_displacement_spread(values: Any) -> float:
+    """Wrong: how far the values lie from their mean, not how far each moved."""
+    values = np.asarray(values)
+    return float(np.mean(np.abs(values - values.mean()))) / len(values)
+
+
+def mean_displacement_array_only(values: Any) -> float:
+    """Wrong: needs a NumPy array (.size), fails on a list."""
+    return float(np.mean(np.abs(np.arange(values.size) - values))) / values.size
+
+
+def mean_displacement_array_result(values: Any) -> Any:
+    """Wrong: returns a one-element array, not a float."""
+    return np.abs(np.arange(len(values)) - np.asarray(values)).mean(keepdims=True) / len(values)
+
 
 # --- the mutation tables (tutorial_lib.exercises.mutation) ----------------------------------------------------
 
 RIGHT = [
+    (ex.check_threads_started, lambda threads_per_runner, coordinated:
+        sum(threads_per_runner) + (len(threads_per_runner) if coordinated else 0), "the notebook's solution"),
+    (ex.check_threads_started, lambda counts, coordinated: sum(n + bool(coordinated) for n in counts),
+     "each runner's ops plus its closer"),
+    (ex.check_one_epoch_keys, from_source(ONE_EPOCH_KEYS_SOLUTION), "the notebook's solution"),
+    (ex.check_one_epoch_keys, one_epoch_keys(), "a session loop of its own under a Coordinator"),
+    (ex.check_mean_displacement, lambda values: float(np.mean(np.abs(np.arange(len(values)) - np.asarray(values))))
+     / len(values), "the notebook's solution"),
+    (ex.check_mean_displacement, mean_displacement_by_hand, "a Python sum over enumerate"),
     (ex.check_capacity, lambda min_after_dequeue, num_threads, batch_size:
         min_after_dequeue + (num_threads + 3) * batch_size, "the reference"),
     (ex.check_capacity, lambda min_after_dequeue, num_threads, batch_size:
@@ -296,9 +367,36 @@ RIGHT = [
     (ex.check_join_epoch, join_epoch_queue_per_file, "a filename queue per file, session in a with block"),
 ]
 
-_TYPICAL = TYPICAL_MISTAKES["03_queues_and_threads"]
+_TYPICAL = {**TYPICAL_MISTAKES["03a_queues_and_threads"], **TYPICAL_MISTAKES["03b_batching_and_shuffling"]}
 
 MUTANTS = [
+    (ex.check_threads_started, lambda c, k: len(c) * (2 if k else 1), "per_op", "one thread per runner"),
+    (ex.check_threads_started, lambda c, k: sum(c), "closers", "no close-on-stop threads"),
+    (ex.check_threads_started, from_source(_TYPICAL["threads_started"][0]), "closers", "nbgrader's typical mistake"),
+    (ex.check_threads_started, lambda c, k: 2 * sum(c) if k else sum(c), "closers_per_runner",
+     "a closer per enqueue thread"),
+    (ex.check_threads_started, lambda c, k: sum(c) + len(c), "no_coordinator", "closers even without a Coordinator"),
+    (ex.check_threads_started, lambda c, k: float(sum(c) + (len(c) if k else 0)), "whole", "a float count"),
+    (ex.check_one_epoch_keys, one_epoch_keys(files="course"), "given_files", "reads the course's files"),
+    (ex.check_one_epoch_keys, one_epoch_keys(what="labels"), "keys", "batches the labels, not the keys"),
+    (ex.check_one_epoch_keys, one_epoch_keys(num_epochs=None), "one_epoch", "no epoch limit"),
+    (ex.check_one_epoch_keys, one_epoch_keys(allow_smaller_final_batch=False), "final_batch", "drops the last batch"),
+    (ex.check_one_epoch_keys, one_epoch_keys(batch_size=64), "batch_size", "the notebook's 64, not batch_size"),
+    (ex.check_one_epoch_keys, one_epoch_keys(local_init=False), "local_init", "global variables only"),
+    (ex.check_one_epoch_keys, one_epoch_keys(join=False), "no_threads", "never stops, joins or closes"),
+    (ex.check_mean_displacement, mean_displacement_spread, "in_order", "distance from the mean value"),
+    (ex.check_mean_displacement, lambda v: float(np.mean(np.arange(len(v)) - np.asarray(v))) / len(v), "absolute",
+     "no absolute value"),
+    (ex.check_mean_displacement, from_source(_TYPICAL["mean_displacement"][0]), "absolute",
+     "nbgrader's typical mistake"),
+    (ex.check_mean_displacement, lambda v: float(np.sum(np.abs(np.arange(len(v)) - np.asarray(v))))
+     / (len(v) - 1), "by_length", "divides by N - 1"),
+    (ex.check_mean_displacement, lambda v: float(np.mean(np.abs(np.arange(len(v)) - np.asarray(v)))) / 2000,
+     "by_length", "the notebook's N = 2000"),
+    (ex.check_mean_displacement, lambda v: float(np.mean(np.abs(np.arange(1, len(v) + 1) - np.asarray(v))))
+     / len(v), "positions", "positions from 1"),
+    (ex.check_mean_displacement, mean_displacement_array_only, "any_sequence", "values.size: arrays only"),
+    (ex.check_mean_displacement, mean_displacement_array_result, "a_float", "a one-element array"),
     (ex.check_capacity, lambda m, t, b: (t + 3) * b, "keeps", "forgets the examples kept back"),
     (ex.check_capacity, lambda m, t, b: m + 3 * b, "per_thread", "only the margin, no batch per thread"),
     (ex.check_capacity, lambda m, t, b: m + t * b, "margin", "no margin"),
@@ -338,6 +436,9 @@ MUTANTS = [
 ]
 
 REJECTED = [
+    (ex.check_threads_started, ex.TODO, "not done yet"),
+    (ex.check_one_epoch_keys, ex.TODO, "not done yet"),
+    (ex.check_mean_displacement, ex.TODO, "not done yet"),
     (ex.check_capacity, ex.TODO, "not done yet"),
     (ex.check_run_with_runners, ex.TODO, "not done yet"),
     (ex.check_join_epoch, ex.TODO, "not done yet"),

@@ -1,4 +1,5 @@
-"""Answers for the exercises of 07_train_and_validate: the mutation tables (tutorial_lib.exercises.mutation): RIGHT,
+"""Answers for the exercises of 07a_validate_in_one_session and 07b_validate_in_another_process (the two parts of
+notebook 07): the mutation tables (tutorial_lib.exercises.mutation): RIGHT,
 MUTANTS and REJECTED."""
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ import numpy as np
 
 from tutorial_lib import exercises as ex
 from tutorial_lib import tf1
-from tutorial_lib.classroom.nbgrader_course import typical_answer
+from tutorial_lib.classroom.nbgrader_course import TYPICAL_MISTAKES, typical_answer
 from tutorial_lib.tf1 import tf, v1
 
 
 def typical(name: str) -> Callable:
     """The nbgrader edition's typical wrong answer for this notebook's exercise `name`, run from its source."""
-    return typical_answer("07_train_and_validate", name, np=np, tf=tf, v1=v1, tf1=tf1)
+    assignment = next(a for a in TYPICAL_MISTAKES if a.startswith("07") and name in TYPICAL_MISTAKES[a])
+    return typical_answer(assignment, name, np=np, tf=tf, v1=v1, tf1=tf1)
 
 
 def read_to_end(sess: Any, fetch: Any) -> list:
@@ -444,7 +446,61 @@ def batches_float_ceil(n, batch_size):
     return math.ceil(n / batch_size)
 
 
+# --- 07a.3 is_same_pass, 07b.2 kept_checkpoints ------------------------------------------------------------------
+
+
+def same_pass_reference(batches: list, expected_ids: list) -> bool:
+    """The notebook's solution."""
+    return [int(i) for batch in batches for i in batch] == list(expected_ids)
+
+
+def same_pass_array_equal(batches: list, expected_ids: list) -> bool:
+    """Right, another shape: one concatenated array (an empty one when there is no batch)."""
+    return np.array_equal(np.concatenate(batches) if batches else np.zeros(0), expected_ids)
+
+
+def same_pass_sorted_run(batches: list, expected_ids: list) -> bool:
+    """Wrong: checks the length, the first id and that the ids only go up -- a repeated id slips through."""
+    flat = [int(i) for batch in batches for i in batch]
+    return (len(flat) == len(expected_ids) and flat[:1] == list(expected_ids)[:1]
+            and all(a <= b for a, b in zip(flat, flat[1:], strict=False)))
+
+
+def same_pass_full_batches(batches: list, expected_ids: list) -> bool:
+    """Wrong: compares only the batches of the first batch's size, so a missing final batch goes unseen."""
+    flat = [int(i) for batch in batches if len(batch) == len(batches[0]) for i in batch] if batches else []
+    return flat == list(expected_ids)[:len(flat)] and (bool(flat) or not expected_ids)
+
+
+def same_pass_by_batch(batches: list, expected_ids: list) -> bool:
+    """Wrong: compares batch by batch in batches of 16, as the notebook's pass was split."""
+    ids = list(expected_ids)
+    return len(batches) == -(-len(ids) // 16) and all(
+        [int(i) for i in batch] == ids[16 * n:16 * (n + 1)] for n, batch in enumerate(batches))
+
+
+def kept_checkpoints_simulated(saves: int, max_to_keep: int | None) -> list:
+    """Right, another shape: save after save, the oldest dropped beyond max_to_keep."""
+    kept: list[int] = []
+    for number in range(1, saves + 1):
+        kept.append(number)
+        if max_to_keep is not None and len(kept) > max_to_keep:
+            kept.pop(0)
+    return kept
+
+
+def kept_checkpoints_newest_first(saves: int, max_to_keep: int | None) -> list:
+    """Wrong: newest first."""
+    first = 1 if max_to_keep is None else max(1, saves - max_to_keep + 1)
+    return list(range(saves, first - 1, -1))
+
+
 RIGHT = [
+    (ex.check_same_pass, same_pass_reference, "the notebook's solution"),
+    (ex.check_same_pass, same_pass_array_equal, "np.array_equal of one concatenated array"),
+    (ex.check_kept_checkpoints, lambda saves, max_to_keep: list(range(
+        1 if max_to_keep is None else max(1, saves - max_to_keep + 1), saves + 1)), "the notebook's solution"),
+    (ex.check_kept_checkpoints, kept_checkpoints_simulated, "save after save, the oldest dropped"),
     (ex.check_batches_in_pass, batches_in_pass_reference, "the reference: (n + batch_size - 1) // batch_size"),
     (ex.check_batches_in_pass, batches_in_pass_remainder_test, "floor division, one more when a remainder"),
     (ex.check_batches_in_pass, batches_in_pass_range, "len(range(0, n, batch_size))"),
@@ -462,6 +518,26 @@ RIGHT = [
 ]
 
 MUTANTS = [
+    (ex.check_same_pass, lambda batches, expected_ids: False, "same", "always False"),
+    (ex.check_same_pass, typical("is_same_pass"), "order", "sorted on both sides (nbgrader's typical)"),
+    (ex.check_same_pass, lambda b, e: set(int(i) for x in b for i in x) == set(e), "order", "compares sets"),
+    (ex.check_same_pass, same_pass_sorted_run, "duplicates", "length, first id and going up"),
+    (ex.check_same_pass, same_pass_full_batches, "final_batch", "only full batches compared"),
+    (ex.check_same_pass, same_pass_by_batch, "batch_split", "batch by batch, in batches of 16"),
+    (ex.check_same_pass, lambda b, e: np.concatenate(b).tolist() == list(e), "empty", "np.concatenate of no batch"),
+    (ex.check_same_pass, lambda b, e: len(e) if [int(i) for x in b for i in x] == list(e) else 0, "a_bool",
+     "the count, not a bool"),
+    (ex.check_kept_checkpoints, lambda s, k: list(range(1, min(s, k) + 1)), "newest", "the first ones kept"),
+    (ex.check_kept_checkpoints, lambda s, k: list(range(max(1, s - k), s + 1)), "how_many", "one too many"),
+    (ex.check_kept_checkpoints, lambda s, k: list(range(s - k + 1, s + 1)), "fewer", "no floor at the first save"),
+    (ex.check_kept_checkpoints, lambda s, k: list(range(max(0, s - k), s)), "numbering", "numbered from 0"),
+    (ex.check_kept_checkpoints, lambda s, k: list(range(max(1, s - k + 1), max(s, 1) + 1)), "none_saved",
+     "always a first checkpoint"),
+    (ex.check_kept_checkpoints, lambda s, k: list(range(max(1, s - k + 1), s + 1)), "keep_all",
+     "max_to_keep=None not handled"),
+    (ex.check_kept_checkpoints, kept_checkpoints_newest_first, "oldest_first", "newest first"),
+    (ex.check_kept_checkpoints, lambda s, k: range(1 if k is None else max(1, s - k + 1), s + 1), "oldest_first",
+     "a range, not a list"),
     # Exercise 1
     (ex.check_batches_in_pass, typical("batches_in_pass"), "remainder", "floor division (nbgrader's typical)"),
     (ex.check_batches_in_pass, batches_float_ceil, "remainder",
@@ -530,6 +606,8 @@ MUTANTS = [
 ]
 
 REJECTED = [
+    (ex.check_same_pass, ex.TODO, "not done yet"),
+    (ex.check_kept_checkpoints, ex.TODO, "not done yet"),
     (ex.check_batches_in_pass, ex.TODO, "not done yet"),
     (ex.check_validation_pass, ex.TODO, "not done yet"),
     (ex.check_accuracy_over, ex.TODO, "not done yet"),

@@ -8,8 +8,9 @@ import nbformat
 import pytest
 
 from tutorial_lib import classroom
+from tutorial_lib.classroom.course import NOTEBOOK_GLOB
 
-NOTEBOOKS = sorted(classroom.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted(classroom.NOTEBOOK_DIR.glob(NOTEBOOK_GLOB))
 
 
 def solution_lines(cell) -> list[str]:
@@ -123,3 +124,28 @@ def test_study_time_adds_reading_run_and_exercises_at_the_stated_rates(tmp_path)
     assert "### 01_x — 15 minutes" in (tmp_path / "INSTRUCTORS.md").read_text()
     assert "**Time:** about 15 minutes: reading about 4, the 1 exercises about 6, running 1.5, the sum rounded up" in \
         classroom.source(classroom.read(tmp_path / "01_x.ipynb").cells[0])
+
+
+def test_study_rates_are_overridden_in_one_file_and_bad_values_are_named(tmp_path):
+    from tutorial_lib.classroom import study_time
+
+    path = tmp_path / "study_rates.toml"
+    assert study_time.load_rates(path) == study_time.DEFAULT_RATES  # no file: the defaults
+    path.write_text("[rates]\ncode_lines_per_minute = 5\n")
+    assert study_time.load_rates(path) == {**study_time.DEFAULT_RATES, "code_lines_per_minute": 5.0}
+    path.write_text("[rates]\nwords_per_minute = 200\n")
+    with pytest.raises(ValueError, match="study_rates.toml: unknown rate 'words_per_minute'"):
+        study_time.load_rates(path)
+    path.write_text("[rates]\nrun_minutes = -1\n")
+    with pytest.raises(ValueError, match="run_minutes = -1 must be a positive number"):
+        study_time.load_rates(path)
+    path.write_text("[rates\n")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        study_time.load_rates(path)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_fits_a_class_period(path):
+    from tutorial_lib.classroom import study_time
+
+    assert study_time.study_time(path).minutes <= 90, f"{path.stem}: more than a 90-minute class period"

@@ -19,6 +19,7 @@ import pytest
 from tutorial_lib import classroom
 from tutorial_lib import exercises as ex
 from tutorial_lib.classroom import nbgrader_course as nbg
+from tutorial_lib.classroom.course import NOTEBOOK_GLOB
 from tutorial_lib.exercises import core, mutation
 
 CASES = mutation.load_cases(Path(__file__).parent)
@@ -191,6 +192,6 @@ def test_the_command_exits_1_on_a_failure_and_2_on_an_unknown_exercise(tmp_path,
 
 
 def test_notebook_of_finds_the_checkers_notebook():
-    assert mutation.notebook_of(ex.check_capacity) == "03_queues_and_threads"
+    assert mutation.notebook_of(ex.check_capacity) == "03b_batching_and_shuffling"
     assert {mutation.notebook_of(c) for c in CHECKERS.values()} == {
-        p.stem for p in classroom.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")}
+        p.stem for p in classroom.NOTEBOOK_DIR.glob(NOTEBOOK_GLOB)}

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tutorial_lib.classroom.course import NOTEBOOK_GLOB
 from tutorial_lib.classroom.execute import IGNORE_TAG, is_ignored
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob(NOTEBOOK_GLOB))
 
 
 def cells(path):

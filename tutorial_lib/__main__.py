@@ -1,6 +1,7 @@
 """Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...] [--repeat N] [--machine SETTINGS]`,
 `navigation`, `student-edition OUT_DIR`, `nbgrader OUT_DIR [ASSIGNMENT...]`, `nbgrader-check OUT_DIR [ASSIGNMENT...]`,
-`bench [pipelines|monitor]`, `check-checkers [--cases DIR] [EXERCISE...]`, `serve dispatcher|worker`, `doctor`."""
+`bench [pipelines|monitor]`, `check-checkers [--cases DIR] [EXERCISE...]`, `serve dispatcher|worker`, `site [OUT_DIR]`,
+`doctor`."""
 
 from __future__ import annotations
 
@@ -141,6 +142,20 @@ def _nbgrader_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _site(args: argparse.Namespace) -> int:
+    """Build the course website and check its links; 1 when the check finds a problem."""
+    from pathlib import Path
+
+    from tutorial_lib.classroom import site
+
+    problems = site.build(Path(args.out_dir), progress=lambda line: print(line, flush=True))
+    for line in problems:
+        print(line, file=sys.stderr)
+    if not problems:
+        print(f"open {args.out_dir}/index.html, or serve it: python -m http.server -d {args.out_dir} -b 127.0.0.1")
+    return 1 if problems else 0
+
+
 def _navigation(args: argparse.Namespace) -> int:
     from tutorial_lib import classroom
 
@@ -220,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
     grader_check.add_argument("out_dir")
     grader_check.add_argument("assignments", nargs="*", help="notebook stems (default: all)")
     grader_check.set_defaults(run=_nbgrader_check)
+    website = commands.add_parser("site", help="build the course as a static website (the committed notebooks "
+                                  "with their outputs, README, INSTRUCTORS.md, the migration map) and check its links")
+    website.add_argument("out_dir", nargs="?", default="out/site")
+    website.set_defaults(run=_site)
     navigation = commands.add_parser("navigation", help="regenerate every notebook's navigation cells")
     navigation.set_defaults(run=_navigation)
     doctor = commands.add_parser("doctor", help="print versions, devices and the data check")

@@ -17,6 +17,7 @@ The names tests and tools use most are also available here as `classroom.<name>`
 from tutorial_lib.classroom.course import (  # noqa: F401
     COURSE,
     NOTEBOOK_DIR,
+    NOTEBOOK_GLOB,
     SUMMARIES,
     course_table,
     course_table_problems,

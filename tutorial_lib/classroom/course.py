@@ -11,17 +11,21 @@ from pathlib import Path
 import nbformat
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+# A course notebook's file name: two digits, an optional part letter (03a, 03b), an underscore, the topic.
+NOTEBOOK_GLOB = "[0-9][0-9]*_*.ipynb"
 
 # The course map: notebook stem -> title. Notebooks not written yet are named but not linked.
 COURSE = {
     "00_start_here": "Start here",
     "01_feeding": "Feeding",
     "02_reading_files": "Reading files",
-    "03_queues_and_threads": "Queues and threads",
+    "03a_queues_and_threads": "Queues and threads: queues, runners, one clean epoch",
+    "03b_batching_and_shuffling": "Batching and shuffling",
     "04_preloaded_data": "Preloaded data",
     "05_live_dashboard": "The live dashboard",
     "06_profiler_check": "Check the dashboard with the profiler",
-    "07_train_and_validate": "Validate while training: one session or two processes",
+    "07a_validate_in_one_session": "Validate while training, in one session",
+    "07b_validate_in_another_process": "Validate in a second process, and the TF2 forms",
     "08_one_batch_many_evaluations": "One batch, many evaluations",
     "09_ptb_producer": "The PTB producer",
     "10_queues_to_tf_data": "From queues to tf.data, measured",
@@ -34,16 +38,20 @@ SUMMARIES = {
     "01_feeding": "placeholders and `feed_dict`, when a feed copies, the `tf.function` form",
     "02_reading_files": "filename queues, readers and decoders for CSV, fixed-length records and TFRecord; "
                         "their `tf.data` readers",
-    "03_queues_and_threads": "FIFOQueue, RandomShuffleQueue, QueueRunner and Coordinator, batching and shuffling "
-                             "(one reader vs several readers), clean shutdown thread by thread",
+    "03a_queues_and_threads": "FIFOQueue and RandomShuffleQueue, QueueRunner threads under a Coordinator, one "
+                              "epoch with every example once, clean shutdown thread by thread",
+    "03b_batching_and_shuffling": "`batch`, `shuffle_batch` and their `_join` forms (one reader vs several readers), "
+                                  "shuffle quality and its start-up cost, `enqueue_many`, sparse input",
     "04_preloaded_data": "data as constants or variables, `slice_input_producer`, `from_tensor_slices`; an iterator "
                          "fed from placeholders; the four TF1 iterator kinds and their eager forms",
     "05_live_dashboard": "watch queues fill and drain while a model trains (your loop, TF1 queues, Keras fit; "
                          "GPU panel): input-bound or compute-bound?",
     "06_profiler_check": "the same training under TensorFlow's profiler: where its verdict agrees with the "
                          "dashboard's, and the waits it cannot see",
-    "07_train_and_validate": "validate every K steps in one session, the same way every time; or in a second "
-                             "process from checkpoints",
+    "07a_validate_in_one_session": "validate every K steps in one session, the same way every time: iterators, "
+                                   "queues with an end-of-pass marker",
+    "07b_validate_in_another_process": "the TF2 validation loop; a second process that evaluates checkpoints; "
+                                       "`tf.train.Checkpoint` and `CheckpointManager`",
     "08_one_batch_many_evaluations": "one dequeue, many loss evaluations (line search); variable-size molecules",
     "09_ptb_producer": "how the PTB producer cuts a token stream into batches; a small LSTM language model",
     "10_queues_to_tf_data": "the migration map and a measured comparison of input pipelines",
@@ -117,7 +125,7 @@ def notebook_paths(names: list[str] | None = None) -> list[Path]:
                                         + ", ".join(p.stem for p in notebook_paths()))
             paths.append(found)
         return paths
-    return sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+    return sorted(NOTEBOOK_DIR.glob(NOTEBOOK_GLOB))
 
 
 def read(path: Path) -> nbformat.NotebookNode:

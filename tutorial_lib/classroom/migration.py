@@ -29,7 +29,7 @@ MAP = [
         "`from_tensor_slices(...).batch(n)`", "01_feeding#Today's form: `tf.function` with NumPy input"),
     Row("`string_input_producer(files, shuffle, num_epochs)`",
         "`from_tensor_slices(files).shuffle(len(files)).repeat(n)`, readers via `interleave` / `flat_map`",
-        "03_queues_and_threads#One epoch, every example exactly once"),
+        "03a_queues_and_threads#One epoch, every example exactly once"),
     Row("`slice_input_producer([arrays])`", "`from_tensor_slices(arrays)`",
         "04_preloaded_data#Today's form: `Dataset.from_tensor_slices`"),
     Row("`range_input_producer(n)`", "`Dataset.range(n)` (`.shuffle`, `.repeat`)",
@@ -42,23 +42,23 @@ MAP = [
         "02_reading_files#TFRecord files and `tf.train.Example`"),
     Row("`train.batch`", "`Dataset.batch`", "02_reading_files#The example queue"),
     Row("`train.shuffle_batch(capacity, min_after_dequeue)`", "`shuffle(buffer_size).batch(n)`",
-        "03_queues_and_threads#Shuffle quality against `min_after_dequeue`"),
+        "03b_batching_and_shuffling#Shuffle quality against `min_after_dequeue`"),
     Row("`train.batch_join` (several readers, in order)",
         "`interleave(cycle_length=readers, num_parallel_calls=...)` + `batch`",
-        "03_queues_and_threads#One reader with many threads, or many readers"),
+        "03b_batching_and_shuffling#One reader with many threads, or many readers"),
     Row("`train.shuffle_batch_join` (several readers sharing one filename queue)",
         "`interleave(cycle_length=readers)` + `shuffle` + `batch`",
-        "03_queues_and_threads#Batching: `batch`, `shuffle_batch`, `shuffle_batch_join`"),
+        "03b_batching_and_shuffling#Batching: `batch`, `shuffle_batch`, `shuffle_batch_join`"),
     Row("`train.maybe_batch(keep_input=...)`", "`filter(predicate).batch(n)`",
         "10_queues_to_tf_data#Conditional batching"),
     Row("`enqueue_many=True` (many examples per record)", "`unbatch()` or `flat_map(from_tensor_slices)`",
-        "03_queues_and_threads#Filtering, and many examples per record: `enqueue_many`"),
+        "03b_batching_and_shuffling#Filtering, and many examples per record: `enqueue_many`"),
     Row("`QueueRunner`, `Coordinator`, `start_queue_runners`", "nothing to start or stop: iterate; `prefetch` "
         "runs ahead", "10_queues_to_tf_data#Runners and coordinator"),
     Row("`num_epochs=n` and `OutOfRangeError`", "`repeat(n)`; the loop ends (`StopIteration`)",
-        "03_queues_and_threads#One epoch, every example exactly once"),
+        "03a_queues_and_threads#One epoch, every example exactly once"),
     Row("`allow_smaller_final_batch=True`", "`batch(n)` (`drop_remainder=False`, the default)",
-        "03_queues_and_threads#`allow_smaller_final_batch` is `dequeue_up_to`"),
+        "03a_queues_and_threads#`allow_smaller_final_batch` is `dequeue_up_to`"),
     Row("`batch(dynamic_pad=True)` / `PaddingFIFOQueue`", "`padded_batch` or `ragged_batch`",
         "08_one_batch_many_evaluations#Variable-size batches: padding, `padded_batch`, ragged"),
     Row("`get_session_handle` / `get_session_tensor`", "keep the eager tensor in a Python variable",
@@ -72,9 +72,9 @@ MAP = [
         "04_preloaded_data#Feedable iterator"),
     Row("`Saver` checkpoints read by a separate evaluation process (`tf.train.checkpoints_iterator`)",
         "`tf.train.Checkpoint` + `CheckpointManager`; the same `tf.train.checkpoints_iterator`",
-        "07_train_and_validate#The TF2 form: `tf.train.Checkpoint`, and the same `checkpoints_iterator`"),
+        "07b_validate_in_another_process#The TF2 form: `tf.train.Checkpoint`, and the same `checkpoints_iterator`"),
     Row("reader / batch `num_threads`", "`map(num_parallel_calls=...)`, `interleave(num_parallel_calls=...)`, "
-        "`prefetch`", "03_queues_and_threads#One reader with many threads, or many readers"),
+        "`prefetch`", "03b_batching_and_shuffling#One reader with many threads, or many readers"),
 ]
 
 
@@ -88,7 +88,7 @@ def link(where: str) -> str:
     if where.startswith("tests/"):
         return f"[`{where.split('::')[1]}`](../{where.split('::')[0]})"
     stem, heading = where.split("#", 1)
-    return f"[{stem[:2]} · {heading.replace('`', '')}]({stem}.ipynb#{anchor(heading)})"
+    return f"[{stem.split('_', 1)[0]} · {heading.replace('`', '')}]({stem}.ipynb#{anchor(heading)})"
 
 
 def table() -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 
-from tutorial_lib.classroom.course import COURSE, NOTEBOOK_DIR, read, source, tags, write
+from tutorial_lib.classroom.course import COURSE, NOTEBOOK_DIR, NOTEBOOK_GLOB, read, source, tags, write
 
 
 def _link(stem: str, existing: set[str]) -> str:
@@ -47,7 +47,7 @@ def with_navigation(notebook: nbformat.NotebookNode, stem: str, existing: set[st
 
 
 def _course_notebooks(notebook_dir: Path) -> tuple[list[Path], set[str]]:
-    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(notebook_dir.glob(NOTEBOOK_GLOB))
     return paths, {p.stem for p in paths}
 
 

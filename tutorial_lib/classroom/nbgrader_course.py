@@ -104,12 +104,19 @@ TYPICAL_MISTAKES: dict[str, dict[str, tuple[str, str]]] = {
                         "    return tf.data.experimental.CsvDataset(paths[:1], [tf.int32] * 785, header=True)"
                         ".map(from_columns)", "each once"),
     },
-    "03_queues_and_threads": {
-        "capacity_for": ("def capacity_for(min_after_dequeue, num_threads, batch_size):\n"
-                         "    return (num_threads + 3) * batch_size", "min_after_dequeue examples"),
+    "03a_queues_and_threads": {
+        "threads_started": ("def threads_started(threads_per_runner, coordinated):\n"
+                            "    return sum(threads_per_runner)", "close-on-stop thread"),
         "run_with_runners": ("def run_with_runners(sess, fetch, steps):\n    coord = v1.train.Coordinator()\n"
                              "    threads = v1.train.start_queue_runners(sess, coord)\n"
                              "    return [sess.run(fetch) for _ in range(steps)]", "join the threads"),
+    },
+    "03b_batching_and_shuffling": {
+        "capacity_for": ("def capacity_for(min_after_dequeue, num_threads, batch_size):\n"
+                         "    return (num_threads + 3) * batch_size", "min_after_dequeue examples"),
+        "mean_displacement": ("def mean_displacement(values):\n"
+                              "    return float(np.mean(np.arange(len(values)) - np.asarray(values))) / len(values)",
+                              "absolute"),
     },
     "04_preloaded_data": {
         "graph_megabytes": ("def graph_megabytes(n):\n    return n * 28 * 28 / 1e6", "float32"),
@@ -131,8 +138,13 @@ TYPICAL_MISTAKES: dict[str, dict[str, tuple[str, str]]] = {
                     "not steps to the analyzer"),
         "advice": ('advice = "c"', "same shares"),
     },
-    "07_train_and_validate": {
+    "07a_validate_in_one_session": {
         "batches_in_pass": ("def batches_in_pass(n, batch_size):\n    return n // batch_size", "smaller batch"),
+        "is_same_pass": ("def is_same_pass(batches, expected_ids):\n"
+                         "    return sorted(i for batch in batches for i in batch) == sorted(expected_ids)",
+                         "in the same order"),
+    },
+    "07b_validate_in_another_process": {
         "accuracy_over": ("def accuracy_over(dataset):\n"
                           "    return float(np.mean([(p.numpy() == y.numpy()).mean() for p, y in dataset]))",
                           "final batch"),

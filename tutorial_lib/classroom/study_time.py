@@ -12,13 +12,48 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutorial_lib.classroom.course import NOTEBOOK_DIR, read, source, tags, write
+from tutorial_lib.classroom.course import NOTEBOOK_DIR, NOTEBOOK_GLOB, read, source, tags, write
 
-PROSE_WORDS_PER_MINUTE = 120  # careful reading of technical prose (about half of a casual reading speed)
-CODE_LINES_PER_MINUTE = 10  # reading a code cell and its output closely enough to predict it
-RUN_MINUTES = 1.5  # every notebook runs top to bottom in under 90 s (the course's budget)
-EXERCISE_MINUTES = 3  # reading a checker's feedback, trying again: per exercise
-EXERCISE_MINUTES_PER_LINE = 1.5  # writing the answer: per line of the reference solution
+# The course's rates (compared with published figures in notebooks/INSTRUCTORS.md, "How long each notebook
+# takes"). An instructor overrides any of them for a class in one place: the file RATES_FILE (see load_rates).
+DEFAULT_RATES = {
+    "prose_words_per_minute": 120,  # careful reading of technical prose, to learn it
+    "code_lines_per_minute": 10,  # reading a code cell and its output closely enough to predict it
+    "run_minutes": 1.5,  # every notebook runs top to bottom in under 90 s (the course's budget)
+    "exercise_minutes": 3,  # reading a checker's feedback, trying again: per exercise
+    "exercise_minutes_per_line": 1.5,  # writing the answer: per line of the reference solution
+}
+RATES_FILE = NOTEBOOK_DIR.parent / "study_rates.toml"
+
+
+def load_rates(path: Path = RATES_FILE) -> dict[str, float]:
+    """The default rates, with those a `[rates]` table in `path` overrides (when the file exists)."""
+    rates = dict(DEFAULT_RATES)
+    if not path.exists():
+        return rates
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    try:
+        table = tomllib.loads(path.read_text()).get("rates", {})
+    except tomllib.TOMLDecodeError as error:
+        raise ValueError(f"{path.name}: not valid TOML ({error}); fix it or delete it to use the defaults") from None
+    for key, value in table.items():
+        if key not in rates:
+            raise ValueError(f"{path.name}: unknown rate {key!r} in [rates]; known: {', '.join(rates)}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise ValueError(f"{path.name}: [rates] {key} = {value!r} must be a positive number")
+        rates[key] = float(value)
+    return rates
+
+
+_RATES = load_rates()
+PROSE_WORDS_PER_MINUTE = _RATES["prose_words_per_minute"]
+CODE_LINES_PER_MINUTE = _RATES["code_lines_per_minute"]
+RUN_MINUTES = _RATES["run_minutes"]
+EXERCISE_MINUTES = _RATES["exercise_minutes"]
+EXERCISE_MINUTES_PER_LINE = _RATES["exercise_minutes_per_line"]
 ROUND_TO = 5  # minutes
 TIME_LINE = re.compile(r"\*\*Time:\*\* about \d+ minutes[^\n]*")
 INSTRUCTORS = NOTEBOOK_DIR / "INSTRUCTORS.md"
@@ -104,7 +139,7 @@ def _rewritten_instructors(text: str, paths: list[Path]) -> str:
 
 def study_time_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
     """Say where a stored time differs from the estimate (empty when all agree)."""
-    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(notebook_dir.glob(NOTEBOOK_GLOB))
     problems = []
     for path in paths:
         expected = time_line(study_time(path))
@@ -120,7 +155,7 @@ def study_time_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
 
 def write_study_times(notebook_dir: Path = NOTEBOOK_DIR) -> list[Path]:
     """Rewrite every notebook's time line and INSTRUCTORS.md's times; return the files changed."""
-    paths = sorted(notebook_dir.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(notebook_dir.glob(NOTEBOOK_GLOB))
     changed = []
     for path in paths:
         notebook = read(path)

@@ -7,7 +7,7 @@ One module per family of files; every public name is also available here as `dat
 * `corpus` -- a Penn-Treebank-format corpus (notebook 09);
 * `molecules` -- variable-size molecules with Morse energies (notebook 08);
 * `manifest` -- rebuild everything byte-identically and check it (`make data`, `make data-verify`);
-* `chunked` -- examples generated on the fly in chunks of unknown size (notebook 07; not re-exported).
+* `chunked` -- examples generated on the fly in chunks of unknown size (notebook 07a; not re-exported).
 """
 
 from tutorial_lib.datasets.corpus import (  # noqa: F401

@@ -1,4 +1,4 @@
-"""Data generated on the fly, in chunks of unknown size, for validating during training (notebook 07).
+"""Data generated on the fly, in chunks of unknown size, for validating during training (notebooks 07a, 07b).
 
 Every example carries an integer id, so a test can prove that a validation pass saw every example exactly
 once and in the same order as the pass before.

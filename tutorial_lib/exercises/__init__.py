@@ -9,15 +9,17 @@ notebook, in course order; every public name is also available here as `exercise
 * `start_here` -- notebook 00: count a digit, ids back to words, atoms of an element;
 * `feeding` -- notebook 01: bytes per feed, feed any tensor, batches to feed;
 * `reading_files` -- notebook 02: record_defaults, decode a CIFAR-10 record, a tf.data CSV reader;
-* `queues_and_threads` -- notebook 03: the capacity rule, runners started and stopped, an epoch from several
-  readers;
+* `queues_and_threads` -- notebook 03a: the threads started, runners started and stopped, one clean epoch;
+* `batching_and_shuffling` -- notebook 03b: the capacity rule, how far a shuffle moves values, an epoch from
+  several readers;
 * `preloaded_data` -- notebook 04: preload into a variable, graph size of a constant, clean epochs, serve arrays
   through an initializable iterator;
 * `live_dashboard` -- notebook 05: the verdict, threads needed, make it compute-bound;
 * `profiler_check` -- notebook 06: profile a loop by hand, a pipeline fast enough for both the dashboard and
   the profiler, which instrument to trust for a TF1 queue;
-* `train_and_validate` -- notebook 07: batches in a pass, a repeatable validation pass, accuracy over a pass,
-  evaluate every checkpoint;
+* `validate_in_one_session` -- notebook 07a: batches in a pass, a repeatable validation pass, the same pass;
+* `validate_in_another_process` -- notebook 07b: accuracy over a pass, the checkpoints a manager keeps, evaluate
+  every checkpoint;
 * `one_batch_many_evaluations` -- notebook 08: the Armijo condition, one dequeue for many evaluations, a line
   search with session handles;
 * `ptb_producer` -- notebook 09: epoch_size, a window by hand, carry the LSTM's state;
@@ -25,6 +27,11 @@ notebook, in course order; every public name is also available here as `exercise
 * `scaling_out` -- notebook 11: how many elements arrive, each element once, workers needed.
 """
 
+from tutorial_lib.exercises.batching_and_shuffling import (  # noqa: F401
+    check_capacity,
+    check_join_epoch,
+    check_mean_displacement,
+)
 from tutorial_lib.exercises.core import TODO, Verdict, require, run_check  # noqa: F401
 from tutorial_lib.exercises.feeding import check_feed_batches, check_feed_bytes, check_logits_feed  # noqa: F401
 from tutorial_lib.exercises.live_dashboard import (  # noqa: F401
@@ -50,9 +57,9 @@ from tutorial_lib.exercises.profiler_check import (  # noqa: F401
 )
 from tutorial_lib.exercises.ptb_producer import check_carried_state, check_epoch_size, check_window  # noqa: F401
 from tutorial_lib.exercises.queues_and_threads import (  # noqa: F401
-    check_capacity,
-    check_join_epoch,
+    check_one_epoch_keys,
     check_run_with_runners,
+    check_threads_started,
 )
 from tutorial_lib.exercises.queues_to_tf_data import (  # noqa: F401
     check_alternate,
@@ -70,9 +77,13 @@ from tutorial_lib.exercises.scaling_out import (  # noqa: F401
     check_shared_job,
 )
 from tutorial_lib.exercises.start_here import check_atom_count, check_count_label, check_invert  # noqa: F401
-from tutorial_lib.exercises.train_and_validate import (  # noqa: F401
+from tutorial_lib.exercises.validate_in_another_process import (  # noqa: F401
     check_accuracy_over,
-    check_batches_in_pass,
     check_evaluate_checkpoints,
+    check_kept_checkpoints,
+)
+from tutorial_lib.exercises.validate_in_one_session import (  # noqa: F401
+    check_batches_in_pass,
+    check_same_pass,
     check_validation_pass,
 )

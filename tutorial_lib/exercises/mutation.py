@@ -74,11 +74,11 @@ def all_checkers() -> dict[str, Callable]:
 
 
 def notebook_of(checker: Callable) -> str:
-    """The notebook stem whose exercises the checker's module checks (e.g. `03_queues_and_threads`)."""
+    """The notebook stem whose exercises the checker's module checks (e.g. `03a_queues_and_threads`)."""
     from tutorial_lib import classroom
 
     module = checker_function(checker).__module__.rsplit(".", 1)[-1]
-    for path in sorted(classroom.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")):
+    for path in sorted(classroom.NOTEBOOK_DIR.glob(classroom.NOTEBOOK_GLOB)):
         if path.stem.split("_", 1)[1] == module:
             return path.stem
     return module
@@ -176,7 +176,7 @@ def table(outcomes: Iterable[Outcome], checkers: dict[str, Callable]) -> str:
                sum(o.ok for o in right)]
         totals = [a + b for a, b in zip(totals, row, strict=True)]
         slowest = max((o.seconds for o in mine), default=0.0)
-        label = f"{notebook_of(checkers[name])[:2]} {name.removeprefix('check_')}"
+        label = f"{notebook_of(checkers[name]).split('_', 1)[0]} {name.removeprefix('check_')}"
         lines.append(f"{label:<44} {row[0]:>4} {row[1]:>7} {row[2]:>8} {row[3]:>5} {row[4]:>8} {slowest:>7.1f}s")
     lines.append("-" * len(header))
     lines.append(f"{'total (' + str(len(order)) + ' exercises)':<44} {totals[0]:>4} {totals[1]:>7} {totals[2]:>8} "

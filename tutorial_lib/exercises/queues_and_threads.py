@@ -1,11 +1,11 @@
-"""Checkers for notebook 03_queues_and_threads: the capacity rule, runners started and stopped, an epoch from
-several readers."""
+"""Checkers for notebook 03a_queues_and_threads: the threads start_queue_runners starts, runners started and
+stopped, one clean epoch."""
 
 from __future__ import annotations
 
+import numbers
+import tempfile
 import threading
-import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,42 +13,6 @@ import numpy as np
 
 from tutorial_lib.env import import_tensorflow
 from tutorial_lib.exercises.core import Mismatch, Verdict, expect_equal, requirements, run_check
-
-
-@requirements(
-    ("keeps", "counts the min_after_dequeue examples that stay in the queue", "min_after_dequeue examples"),
-    ("per_thread", "adds room for one batch per thread", "every thread needs room"),
-    ("margin", "adds a safety margin of 3 batches", "safety margin of 3 batches"),
-    ("margin_once", "counts that margin once, not per thread", "not 3 per thread"),
-    ("whole_examples", "returns a whole number of examples (an int)", "(an int)"),
-    ("any_arguments", "holds for any arguments, not only one example", "Room to keep"),
-)
-def check_capacity(capacity_for: Callable[[int, int, int], int]) -> Verdict:
-    """Exercise 03.1: capacity = min_after_dequeue + (num_threads + 3) * batch_size."""
-    def check() -> None:
-        for min_after_dequeue, num_threads, batch_size in [(1000, 4, 32), (0, 1, 10), (500, 2, 100)]:
-            got = capacity_for(min_after_dequeue, num_threads, batch_size)
-            expected = min_after_dequeue + (num_threads + 3) * batch_size
-            case = f"min_after_dequeue={min_after_dequeue}, num_threads={num_threads}, batch_size={batch_size}"
-            if got == (num_threads + 3) * batch_size and min_after_dequeue:
-                raise Mismatch(f"{expected} for {case}", str(got),
-                               "The queue must also hold min_after_dequeue examples that are never handed out.")
-            if got == min_after_dequeue + num_threads * batch_size:
-                raise Mismatch(f"{expected} for {case}", str(got), "Leave a safety margin of 3 batches.")
-            if got == min_after_dequeue + 3 * num_threads * batch_size and num_threads > 1:
-                raise Mismatch(f"{expected} for {case}", str(got),
-                               "Each thread needs room for one batch; the safety margin is 3 batches in all, "
-                               "not 3 per thread.")
-            if got == min_after_dequeue + 3 * batch_size and num_threads > 1:
-                raise Mismatch(f"{expected} for {case}", str(got),
-                               "Besides the margin, every thread needs room for the batch it is filling.")
-            if isinstance(got, bool) or not isinstance(got, (int, np.integer)):
-                raise Mismatch(f"an int for {case}", f"{type(got).__name__} {got!r}",
-                               "Room to keep + room for every thread's batch in flight + a margin, counted in whole "
-                               "examples (an int).")
-            expect_equal(got, expected, "Room to keep + room for every thread's batch in flight + a margin.",
-                         f"for {case}: ")
-    return run_check("Exercise 1 (the capacity rule)", check)
 
 
 def _labels_pipeline(count: int, batch_size: int):
@@ -126,7 +90,7 @@ RUN_STEPS = 7  # an odd count, not the statement's 3
     ("error_through", "lets a failed run's error reach the caller", "let the error through"),
 )
 def check_run_with_runners(run_with_runners: Callable) -> Verdict:
-    """Exercise 03.2: start runners under a Coordinator, run `steps` times, stop and join threads (even on error)."""
+    """Exercise 03a.2: start runners under a Coordinator, run `steps` times, stop and join threads (even on error)."""
     tf = import_tensorflow()
 
     def check() -> None:
@@ -164,39 +128,6 @@ def check_run_with_runners(run_with_runners: Callable) -> Verdict:
     return run_check("Exercise 2 (runners started and stopped)", check)
 
 
-JOIN_BATCH_SIZE = 72  # does not divide the epoch: 3 files x 1000 records = 41 batches of 72 + one of 48
-JOIN_FILES = (3, 0, 2)  # which digit files the checker hands in, in this order (not all of them, not sorted)
-JOIN_POOL = 1000  # the least min_after_dequeue the statement asks for
-JOIN_WATCHDOG_S = 10.0  # stop an answer whose loop has not asked should_stop() for this long (progress resets it)
-JOIN_LIMIT_S = 120.0  # ...and any answer after this long, whatever it does
-
-
-def _coordinator_with_a_bound(max_checks: int):
-    """A Coordinator that asks for a stop once the creating thread has asked `should_stop()` max_checks times, and
-    records the threads registered with it."""
-    v1 = import_tensorflow().compat.v1
-
-    class BoundedCoordinator(v1.train.Coordinator):
-        def __init__(self) -> None:
-            super().__init__()
-            self.owner, self.checks, self.bound_hit = threading.current_thread(), 0, False
-            self.registered: list[threading.Thread] = []
-
-        def should_stop(self) -> bool:
-            if threading.current_thread() is self.owner:  # runner threads ask too: count only the loop's checks
-                self.checks += 1
-                if self.checks > max_checks and not super().should_stop():
-                    self.bound_hit = True
-                    self.request_stop()
-            return super().should_stop()
-
-        def register_thread(self, thread: threading.Thread) -> None:
-            self.registered.append(thread)
-            super().register_thread(thread)
-
-    return BoundedCoordinator()
-
-
 class _SessionsRecorded:
     """While active, record every tf.compat.v1.Session created (to see that the answer closes its own)."""
 
@@ -220,181 +151,169 @@ class _SessionsRecorded:
         return [s for s in self.sessions if not s._closed]
 
 
-class _Watchdog(threading.Thread):
-    """Stops an answer that makes no progress: when the loop has not asked `coord.should_stop()` for
-    JOIN_WATCHDOG_S seconds (or JOIN_LIMIT_S have passed in all) it asks the Coordinator to stop, and 1 s later
-    closes the answer's sessions, which cancels a run that would wait forever. Progress, not elapsed time, decides:
-    a right answer on a busy machine asks should_stop() after every batch, so it is never stopped. A loop that
-    asks should_stop() although no queue runner was started waits for nothing: it is stopped after 2 s."""
-
-    def __init__(self, coord, recorded: _SessionsRecorded, starts: _StartsRecorded) -> None:
-        super().__init__(daemon=True)
-        self.coord, self.recorded, self.starts = coord, recorded, starts
-        self.done, self.fired = threading.Event(), False
-
-    def run(self) -> None:
-        started = quiet_since = time.monotonic()
-        last = -1
-        while not self.done.wait(0.2):
-            now = time.monotonic()
-            if self.coord.checks != last:
-                last, quiet_since = self.coord.checks, now
-            waits_for_nothing = last > 0 and not self.starts.starts  # looping, yet no runner was ever started
-            if (now - quiet_since > (2.0 if waits_for_nothing else JOIN_WATCHDOG_S)
-                    or now - started > JOIN_LIMIT_S):
-                self.fired = True
-                self.coord.request_stop()
-                if not self.done.wait(1.0):
-                    for session in list(self.recorded.sessions):
-                        session.close()
-                return
-
-    def stop(self) -> None:
-        self.done.set()
-        self.join()
 
 
-def _join_structure(graph) -> dict:
-    """What the pipeline is made of: readers, the filename queues they read, the example queues and their pools."""
-    v1 = import_tensorflow().compat.v1
-    runners = graph.get_collection(v1.GraphKeys.QUEUE_RUNNERS)
-    reads = [op for op in graph.get_operations() if op.type in ("ReaderReadV2", "ReaderReadUpToV2")]
-    shuffle_queues = [op for op in graph.get_operations() if op.type == "RandomShuffleQueueV2"]
-    return {
-        "most_enqueues": max((len(set(runner.enqueue_ops)) for runner in runners), default=0),
-        "readers": len({op.inputs[0].op.name for op in reads}),
-        "filename_queues": len({op.inputs[1].op.name for op in reads}),
-        "pools": [op.get_attr("min_after_dequeue") for op in shuffle_queues],
-    }
+
+# --- Exercise 1 ---------------------------------------------------------------------------------------------
+
+# How many enqueue ops each runner of a graph holds: none, one, several runners, uneven counts.
+_RUNNER_CASES = [[], [1], [2], [1, 2], [3, 1, 4], [1, 1, 1, 1, 1]]
 
 
-def _in_file_order(keys: list[bytes]) -> bool:
-    """True when every file's records arrive in increasing record order (nothing shuffled them)."""
-    last: dict[bytes, int] = {}
-    for key in keys:
-        name, index = key.rsplit(b":", 1)
-        if int(index) < last.get(name, -1):
-            return False
-        last[name] = int(index)
-    return True
+def _threads_observed(threads_per_runner: list[int], coordinated: bool) -> int:
+    """Register runners holding that many enqueue ops each; count the threads start_queue_runners creates."""
+    tf = import_tensorflow()
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        for index, count in enumerate(threads_per_runner):
+            queue = v1.FIFOQueue(capacity=10, dtypes=[tf.int32], shapes=[[]], name=f"queue_{index}")
+            v1.train.add_queue_runner(v1.train.QueueRunner(queue, [queue.enqueue(index)] * count))
+        with v1.Session() as sess:
+            coord = v1.train.Coordinator() if coordinated else None
+            return len(v1.train.start_queue_runners(sess, coord, start=False))  # created, not started
 
 
 @requirements(
-    ("default_graph", "builds the pipeline in the current (default) graph", "default graph"),
-    ("given_files", "reads the files it is given, every one of them, and no other", "the files you were given"),
-    ("one_reader_per_file", "makes one reader per file, each feeding the batching function",
-     "one reader per file"),
-    ("shared_queue", "no file read twice in the epoch (the readers share one filename queue, or each has a queue "
-     "of its own file)", "one filename queue"),
-    ("one_epoch", "reads each example once: the filename producer limited to one epoch", "how many epochs"),
-    ("final_batch", "lets the final, smaller batch through", "final, smaller batch"),
-    ("batch_size", "returns batches of batch_size keys (the last one smaller)", "batch_size keys"),
-    ("shuffled", "shuffles the examples (shuffle_batch_join), not only mixes files", "draws at random"),
-    ("pool", "draws from a pool of at least 1000 examples (min_after_dequeue), not a token one", "pool of at least"),
-    ("starts", "starts the queue runners", "queue runners are started"),
-    ("given_coord", "starts the runners under the coord it is given and loops on its should_stop()",
-     "the coord you were given"),
-    ("catches_end", "catches the OutOfRangeError that ends the epoch and returns the batches", "catch it"),
-    ("joins", "asks the Coordinator to stop and joins the threads, leaving none running", "join the threads"),
-    ("closes_session", "closes the session it opened", "close the session"),
+    ("per_op", "counts one thread per enqueue op of every runner", "one thread per enqueue op"),
+    ("closers", "adds, with a Coordinator, one close-on-stop thread per runner", "close-on-stop thread"),
+    ("closers_per_runner", "counts those closers per runner, not per enqueue thread", "not one per enqueue thread"),
+    ("no_coordinator", "adds no closer without a Coordinator", "without a Coordinator"),
+    ("whole", "returns a whole number of threads (an int)", "(an int)"),
 )
-def check_join_epoch(join_epoch: Callable) -> Verdict:
-    """Exercise 03.3: several readers, shuffle_batch_join, one epoch under the given Coordinator, each example once."""
-    tf = import_tensorflow()
+def check_threads_started(threads_started: Callable[[list, bool], int]) -> Verdict:
+    """Exercise 03a.1: the threads start_queue_runners starts, compared with the count TensorFlow creates."""
+    def check() -> None:
+        for counts in _RUNNER_CASES:
+            for coordinated in (True, False):
+                want = _threads_observed(counts, coordinated)  # observed: TensorFlow decides
+                case = f"runners holding {counts} enqueue ops, {'with' if coordinated else 'without'} a Coordinator"
+                got = threads_started(list(counts), coordinated)
+                if isinstance(got, bool) or not isinstance(got, numbers.Integral):
+                    raise Mismatch(f"an int for {case}", f"{type(got).__name__} {got!r}",
+                                   "Count whole threads (an int).")
+                if got == want:
+                    continue
+                if sum(counts) != len(counts) and got == len(counts) * (2 if coordinated else 1):
+                    raise Mismatch(f"{want} for {case}", str(got), "A runner starts one thread per enqueue op it "
+                                   "holds (the same op held twice runs in two threads).")
+                if coordinated and got == sum(counts):
+                    raise Mismatch(f"{want} for {case}", str(got), "Given a Coordinator, each runner also starts "
+                                   "a close-on-stop thread that closes its queue when a stop is requested.")
+                if coordinated and got == 2 * sum(counts):
+                    raise Mismatch(f"{want} for {case}", str(got), "One close-on-stop thread per runner, not one "
+                                   "per enqueue thread.")
+                if not coordinated and got == sum(counts) + len(counts):
+                    raise Mismatch(f"{want} for {case}", str(got), "Close-on-stop threads wait for a Coordinator's "
+                                   "request: without a Coordinator there are none.")
+                raise Mismatch(f"{want} for {case}", str(got), "A runner starts one thread per enqueue op it holds, "
+                               "and, given a Coordinator, one close-on-stop thread.")
+    return run_check("Exercise 1 (the threads started)", check)
+
+
+# --- Exercise 3 ---------------------------------------------------------------------------------------------
+
+EPOCH_RECORDS = (7, 13, 5)  # records in each of the checker's files: 25 in all
+EPOCH_BATCH_SIZE = 4  # 6 batches of 4 and a final one of 1
+
+
+class _RunsBounded:
+    """While active, count the runs the checking thread makes and end the input (OutOfRangeError) after `limit`
+    of them, so that an epoch that would never end ends, with its duplicates showing."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.runs = limit, 0
+
+    def __enter__(self) -> _RunsBounded:
+        tf = import_tensorflow()
+        self._class, self._original = tf.compat.v1.Session, tf.compat.v1.Session.__dict__.get("run")
+        base_run, owner, bound = tf.compat.v1.Session.run, threading.current_thread(), self
+
+        def run(session, fetches, *args, **kwargs):
+            if threading.current_thread() is owner:  # the runners' threads run enqueues: not counted
+                bound.runs += 1
+                if bound.runs > bound.limit:
+                    raise tf.errors.OutOfRangeError(None, None, "the checker ended an epoch that did not end")
+            return base_run(session, fetches, *args, **kwargs)
+
+        self._class.run = run
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._original is None:
+            del self._class.run
+        else:
+            self._class.run = self._original
+
+
+def _epoch_files(directory: str) -> list[str]:
+    """Write EPOCH_RECORDS records of random bytes (the digit record size) to files of their own; return the paths."""
     from tutorial_lib import datasets
 
-    every_file = [str(path) for path in datasets.digit_files("bin", "train")]
-    files = [every_file[i % len(every_file)] for i in JOIN_FILES]
-    sizes = {f: Path(f).stat().st_size // datasets.record_bytes() for f in files}
-    expected = {f"{f}:{i}".encode() for f in files for i in range(sizes[f])}
-    full_batches, remainder = divmod(len(expected), JOIN_BATCH_SIZE)
+    rng, paths = np.random.default_rng(3), []
+    for index, count in enumerate(EPOCH_RECORDS):
+        path = Path(directory) / f"part-{index}.bin"
+        path.write_bytes(rng.integers(0, 256, count * datasets.record_bytes(), dtype=np.uint8).tobytes())
+        paths.append(str(path))
+    return paths
+
+
+@requirements(
+    ("given_files", "reads the files it is given, not the course's", "the files you were given"),
+    ("keys", "returns the reader's keys (file:record), batch by batch", "the reader's keys"),
+    ("one_epoch", "reads each example once: the filename producer limited to one epoch", "num_epochs=1"),
+    ("final_batch", "lets the final, smaller batch through", "final, smaller batch"),
+    ("batch_size", "returns batches of batch_size keys (the last one smaller)", "batch_size keys"),
+    ("local_init", "initializes the local variables (the epoch counter lives there)", "local variable"),
+    ("no_threads", "leaves no runner thread running", "join the threads"),
+)
+def check_one_epoch_keys(one_epoch_keys: Callable[[list, int], list]) -> Verdict:
+    """Exercise 03a.3: one epoch through one reader and `batch`, every example once, the smaller batch kept."""
+    tf = import_tensorflow()
 
     def check() -> None:
-        before = set(threading.enumerate())
-        coord = _coordinator_with_a_bound(2 * (full_batches + 1) + 2)  # ends a loop that would run forever
-        with tf.Graph().as_default() as graph, _SessionsRecorded() as recorded, _StartsRecorded() as starts:
-            watchdog = _Watchdog(coord, recorded, starts)  # ...and one that never asks should_stop, or waits forever
-            watchdog.start()
-            try:
-                batches = join_epoch(list(files), JOIN_BATCH_SIZE, coord)
-            except tf.errors.OutOfRangeError:
-                raise Mismatch("the list of batches", "OutOfRangeError escaping your function",
-                               "OutOfRangeError is how the epoch ends: catch it, then return the batches.") from None
-            except tf.errors.OpError:
-                if watchdog.fired and not starts.starts:
-                    raise Mismatch("key batches", "a run that waited forever (the checker stopped it)",
-                                   "Nothing fills the queues until the queue runners are started.") from None
-                raise
-            finally:
-                watchdog.stop()
-                leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-                if leaked:  # stop them for the student: the close-on-stop threads cancel what still waits
-                    coord.request_stop()
-                    for thread in leaked:
-                        thread.join(5.0)
-                still_open = recorded.still_open()
-                for session in still_open:
-                    session.close()
-        if not graph.get_operations():
-            raise Mismatch("a pipeline in the current graph", "an empty graph",
-                           "Build in the default graph (the checker opens a fresh one for you and inspects it).")
-        if not starts.starts:
-            raise Mismatch("key batches", "no queue runner started",
-                           "Nothing fills the queues until the queue runners are started.")
-        if leaked:
-            raise Mismatch("no runner threads left", f"{len(leaked)} still running",
-                           "Ask the Coordinator to stop, then join the threads, before returning (also on error).")
-        if not coord.registered or not coord.checks or any(c is not coord for _, c in starts.starts):
-            raise Mismatch("the runners started under the coord passed in, and a loop asking it should_stop()",
-                           "another Coordinator, or none" if not coord.registered else "a loop that never asks it",
-                           "Use the coord you were given: start the queue runners with it and loop while it does "
-                           "not say stop (the checker stops runaway loops through it).")
-        if still_open:
-            raise Mismatch("the session you opened closed on the way out", f"{len(still_open)} left open",
-                           "A session holds its graph's resources until closed: close the session when the epoch "
-                           "is done (a `with` block or a `finally:`).")
-        structure = _join_structure(graph)
-        keys = [bytes(key) for batch in batches for key in np.asarray(batch).ravel()]
-        unknown = {key for key in keys if key not in expected}
-        if unknown:
-            names = sorted({key.rsplit(b":", 1)[0].decode() for key in unknown})
-            raise Mismatch(f"keys of the {len(files)} files passed in", f"keys of {len(names)} other file(s)",
-                           "Read the files you were given (the checker passes a selection, not every digit file).")
-        counts = Counter(keys)
-        if len(keys) > len(expected) or any(n > 1 for n in counts.values()):
-            if structure["filename_queues"] > 1:
-                raise Mismatch(f"each of the {len(expected)} examples once",
-                               f"{structure['filename_queues']} filename queues, each handing out every file",
-                               "Make one filename queue and let every reader take its files from it: each file is "
-                               "handed out once.")
-            raise Mismatch(f"each of the {len(expected)} examples once", f"{len(keys)} keys, some more than once",
-                           "The filename producer repeats the files until it is told how many epochs to give "
-                           "(the checker stopped your loop).")
-        missing = expected - set(keys)
-        if len(missing) == remainder and remainder and all(len(b) == JOIN_BATCH_SIZE for b in batches):
-            raise Mismatch(f"all {len(expected)} examples", f"{len(keys)}: the last {remainder} never arrived",
-                           "The epoch does not divide into full batches: let the final, smaller batch through.")
-        if set(keys) != expected:
-            raise Mismatch(f"the {len(expected)} keys of the files you were given",
-                           f"{len(missing)} missing, {len(set(keys) - expected)} unknown",
-                           "Return the readers' keys, batch by batch, for every one of the files you were given.")
-        got_sizes = [len(np.asarray(batch).ravel()) for batch in batches]
-        want_sizes = [JOIN_BATCH_SIZE] * full_batches + [remainder] * bool(remainder)
-        if got_sizes != want_sizes:
-            raise Mismatch(f"{len(want_sizes)} batches of {JOIN_BATCH_SIZE} (the last {remainder})",
-                           f"batch sizes {sorted(Counter(got_sizes).items())}",
-                           "Return batches of batch_size keys, as the batching function gives them (only the "
-                           "last one smaller).")
-        if structure["most_enqueues"] < len(files) or structure["readers"] != len(files):
-            raise Mismatch(f"one reader per file ({len(files)}) feeding the example queue",
-                           f"{structure['readers']} reader(s), {structure['most_enqueues']} enqueue op(s)",
-                           "One reader reads one file at a time however many threads run it: make one reader per "
-                           "file and give the batching function a list with one reader's output each.")
-        if not structure["pools"] or _in_file_order(keys):
-            raise Mismatch("shuffled examples", "every file's records in file order",
-                           "Readers mixing files is not shuffling: use the batching function that draws at random.")
-        if max(structure["pools"]) < JOIN_POOL:
-            raise Mismatch(f"min_after_dequeue of at least {JOIN_POOL}", f"{max(structure['pools'])}",
-                           f"A shuffle draws only from what stays in the queue: keep a pool of at least {JOIN_POOL} "
-                           "examples, or neighbours stay neighbours.")
-    return run_check("Exercise 3 (an epoch from several readers)", check)
+        with tempfile.TemporaryDirectory() as directory:
+            files = _epoch_files(directory)
+            expected = [f"{f}:{i}".encode() for f, n in zip(files, EPOCH_RECORDS, strict=True) for i in range(n)]
+            full, remainder = divmod(len(expected), EPOCH_BATCH_SIZE)
+            before = set(threading.enumerate())
+            with tf.Graph().as_default(), _RunsBounded(3 * (full + 1) + 10), _SessionsRecorded() as recorded:
+                try:
+                    batches = one_epoch_keys(list(files), EPOCH_BATCH_SIZE)
+                except (tf.errors.FailedPreconditionError, tf.errors.NotFoundError) as error:
+                    if "epochs" not in str(error):  # the counter `num_epochs` keeps: uninitialized, or not found
+                        raise
+                    raise Mismatch(f"{len(expected)} keys", "FailedPreconditionError: the epoch counter is not "
+                                   "initialized", "num_epochs counts in a local variable: initialize the local "
+                                   "variables too.") from None
+                finally:
+                    leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+                    for session in recorded.still_open():
+                        session.close()  # cancels what the leaked threads wait for
+            if leaked:
+                raise Mismatch("no runner threads left", f"{len(leaked)} still running",
+                               "Ask the Coordinator to stop, then join the threads, before returning (or let "
+                               "tf1.drain / tf1.session do it).")
+            keys = [bytes(k) if isinstance(k, bytes | np.bytes_) else k for b in batches for k in np.ravel(b)]
+            if not keys:
+                raise Mismatch(f"{len(expected)} keys", "no key at all", "num_epochs counts in a local variable: "
+                               "initialize the local variables too, or the first read ends the epoch.")
+            if not all(isinstance(k, bytes) for k in keys):
+                raise Mismatch("the reader's keys (bytes like b'file:3')", f"{type(keys[0]).__name__} values",
+                               "Batch the reader's keys, the first thing read() returns: they name file and record.")
+            if not set(keys) <= set(expected):
+                raise Mismatch(f"keys of the {len(files)} files passed in", "keys of other files",
+                               "Read the files you were given (the checker writes small files of its own).")
+            if len(keys) > len(expected):
+                raise Mismatch(f"each of the {len(expected)} examples once", f"{len(keys)} keys, some repeated",
+                               "The filename producer repeats the files until told how many epochs: num_epochs=1.")
+            missing = len(expected) - len(set(keys))
+            if missing == remainder and remainder and all(len(np.ravel(b)) == EPOCH_BATCH_SIZE for b in batches):
+                raise Mismatch(f"all {len(expected)} examples", f"{len(keys)}: the last {remainder} never arrived",
+                               "The epoch does not divide into full batches: let the final, smaller batch through.")
+            sizes = [len(np.ravel(b)) for b in batches]
+            want_sizes = [EPOCH_BATCH_SIZE] * full + [remainder] * bool(remainder)
+            if sizes != want_sizes:
+                raise Mismatch(f"{len(want_sizes)} batches of {EPOCH_BATCH_SIZE} (the last {remainder})",
+                               f"batch sizes {sizes}", "Return batches of batch_size keys, as `batch` gives them.")
+            expect_equal(sorted(keys), sorted(expected), "Every example of the epoch once: the reader's keys.")
+    return run_check("Exercise 3 (one clean epoch)", check)

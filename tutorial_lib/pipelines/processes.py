@@ -1,4 +1,4 @@
-"""Run a few Python scripts as separate processes at the same time, and always stop them (notebook 07).
+"""Run a few Python scripts as separate processes at the same time, and always stop them (notebook 07b).
 
 Notebook 07 trains in one process and evaluates in another, as the TF1 guide recommends:
 

@@ -1,12 +1,9 @@
-"""Checkers for notebook 07_train_and_validate: batches in a pass, a repeatable validation pass, accuracy over a
-pass, evaluate every checkpoint.
-"""
+"""Checkers for notebook 07a_validate_in_one_session: batches in a pass, a repeatable validation pass, the same
+pass twice."""
 
 from __future__ import annotations
 
 import numbers
-import os
-import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +11,15 @@ import numpy as np
 
 from tutorial_lib.env import import_tensorflow
 from tutorial_lib.exercises.core import Mismatch, Verdict, expect_equal, requirements, run_check
+
+
+def _flatten(batches: Any) -> np.ndarray | None:
+    """The values of a pass's batches as one flat int64 array (None when they are not numbers)."""
+    try:
+        return np.concatenate([np.ravel(np.asarray(b)) for b in batches] or [np.zeros(0)]).astype(np.int64)
+    except (TypeError, ValueError):
+        return None
+
 
 # --- Exercise 1 ---------------------------------------------------------------------------------------------
 
@@ -32,7 +38,7 @@ _PASS_SIZES = [(83, 16), (80, 16), (1, 16), (17, 16), (64, 64), (5, 5), (3, 1000
     ("whole_number", "returns a whole number of batches (an int)", "(an int)"),
 )
 def check_batches_in_pass(batches_in_pass: Callable[[int, int], int]) -> Verdict:
-    """Exercise 07.1: batches in one validation pass when the last batch may be smaller."""
+    """Exercise 07a.1: batches in one validation pass when the last batch may be smaller."""
     def check() -> None:
         got = {(n, b): batches_in_pass(n, b) for n, b in _PASS_SIZES}
         if got[100, 7] == got[100, 50]:
@@ -97,7 +103,7 @@ def _instrument(sess: Any) -> dict:
     ("no_new_ops", "adds no op to the graph (a pass runs only what it is handed)", "adds ops to the graph"),
 )
 def check_validation_pass(validation_pass: Callable) -> Verdict:
-    """Exercise 07.2: one complete, repeatable validation pass with an initializable iterator."""
+    """Exercise 07a.2: one complete, repeatable validation pass with an initializable iterator."""
     tf = import_tensorflow()
     v1 = tf.compat.v1
     from tutorial_lib import tf1
@@ -212,198 +218,55 @@ def check_validation_pass(validation_pass: Callable) -> Verdict:
     return run_check("Exercise 2 (a repeatable validation pass)", check)
 
 
-def _flatten(batches: Any) -> np.ndarray | None:
-    """The values of a pass's batches as one flat int64 array (None when they are not numbers)."""
-    try:
-        return np.concatenate([np.ravel(np.asarray(b)) for b in batches] or [np.zeros(0)]).astype(np.int64)
-    except (TypeError, ValueError):
-        return None
-
 
 # --- Exercise 3 ---------------------------------------------------------------------------------------------
 
-def _accuracy_cases() -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """(predictions, labels, batch_size): the statement's small case, then larger, uneven ones (fixed seeds)."""
-    rng = np.random.default_rng(7)
-    cases = [(np.array([1, 1, 1, 1, 1], np.int64), np.array([1, 1, 1, 1, 0], np.int64), 4)]  # 4 of 5; 4 + 1
-    for count, batch_size, right_share in [(203, 32, 0.7), (50, 7, 0.4)]:
-        labels = rng.integers(0, 10, count).astype(np.int64)
-        right = rng.random(count) < right_share
-        right[-(count % batch_size):] = False  # the smaller final batch: every prediction wrong
-        right[:batch_size] = np.arange(batch_size) % 4 == 0  # the first batch: a quarter right
-        predictions = np.where(right, labels, (labels + 1) % 10).astype(np.int64)
-        cases.append((predictions, labels, batch_size))
-    return cases
-
 
 @requirements(
-    ("final_batch", "counts every example once, so the smaller final batch weighs by its size", "final batch"),
-    ("fraction", "returns the accuracy as a fraction between 0 and 1, not rounded, not a percentage",
-     "fraction between 0 and 1"),
-    ("uses_dataset", "computes it from the dataset it is handed", "dataset you are handed"),
-    ("every_batch", "reads each batch once, not the first one again and again", "first batch again"),
-    ("one_pass", "reads the dataset once (one pass, right answers and examples counted together)",
-     "Read the dataset once"),
+    ("same", "says True when the batches give exactly the expected ids, in that order", "exactly those ids"),
+    ("order", "says False when the ids arrive in another order", "in the same order"),
+    ("duplicates", "says False when an example arrives twice and another never", "exactly once"),
+    ("final_batch", "counts the final, smaller batch like any other", "final, smaller batch"),
+    ("batch_split", "does not care how the ids are split into batches", "split into batches"),
+    ("empty", "handles a pass with no batch (True only when no id was expected)", "no batch at all"),
+    ("a_bool", "returns a bool", "True or False"),
 )
-def check_accuracy_over(accuracy_over: Callable) -> Verdict:
-    """Exercise 07.3: accuracy over every example, with a smaller final batch counted by its size."""
-    tf = import_tensorflow()
+def check_same_pass(is_same_pass: Callable[[list, list], bool]) -> Verdict:
+    """Exercise 07a.3: the batches of a pass give exactly the expected ids, each once, in order."""
+    expected = list(range(100, 183))  # 83 ids: 5 batches of 16 and a final one of 3
+    full = [np.array(expected[i:i + 16], np.int64) for i in range(0, 83, 16)]
+    swapped = [b.copy() for b in full]
+    swapped[1][[0, 1]] = swapped[1][[1, 0]]
+    doubled = [b.copy() for b in full]
+    doubled[2][5] = doubled[2][4]  # one id twice, its neighbour never: same length, same first and last ids
+    cases = [  # (batches, expected ids, the answer, what the case shows, the hint)
+        (full, expected, True, "the pass as it should be", "True when the batches give exactly those ids, in order."),
+        (list(reversed(full)), expected, False, "the batches in reverse order",
+         "The passes must match in the same order, not only as a set."),
+        (swapped, expected, False, "two neighbours swapped", "The passes must match in the same order, not only as "
+         "a set."),
+        (doubled, expected, False, "one id twice and one missing", "Every example exactly once: the same length is "
+         "not enough."),
+        (full[:-1], expected, False, "the final, smaller batch missing",
+         "The final, smaller batch belongs to the pass: a pass without it is incomplete."),
+        ([np.array(expected[:40]), np.array(expected[40:])], expected, True, "the same ids in two batches",
+         "Only the ids and their order count, not how they are split into batches."),
+        ([np.array(expected[i:i + 7]) for i in range(0, 83, 7)], expected, True, "the same ids in batches of 7",
+         "Only the ids and their order count, not how they are split into batches."),
+        ([], [], True, "an empty pass of an empty set", "A pass with no batch at all is complete when no id was "
+         "expected (and np.concatenate([]) raises)."),
+        ([], expected, False, "no batch at all", "A pass with no batch at all is incomplete when ids were expected."),
+    ]
 
     def check() -> None:
-        results = []
-        for predictions, labels, batch_size in _accuracy_cases():
-            reads: list = []  # one entry per batch the answer reads
-
-            def tick(p: Any, y: Any, reads: list = reads) -> tuple:
-                def counted(batch: Any) -> Any:
-                    reads.append(1)
-                    return batch
-                return tf.ensure_shape(tf.py_function(counted, [p], tf.int64), [None]), y
-
-            dataset = tf.data.Dataset.from_tensor_slices((predictions, labels)).batch(batch_size).map(tick)
-            got_value = accuracy_over(dataset)
-            got = float(got_value)
-            right = predictions == labels
-            expected = float(right.mean())
-            batches = [right[i:i + batch_size] for i in range(0, len(right), batch_size)]
-            batch_mean = float(np.mean([b.mean() for b in batches]))
-            n, last = len(labels), len(batches[-1])
-            case = f"{expected:.4f} ({int(right.sum())} of {n} right, batches of {batch_size}, the last of {last})"
-            results.append((got, expected, case))
-            if np.isclose(got, expected):
-                if len(reads) > len(batches):
-                    raise Mismatch(f"{len(batches)} batches read (one pass)", f"{len(reads)}",
-                                   "Read the dataset once: count right answers and examples in the same loop.")
-                continue
-            if np.isclose(got, batch_mean):
-                raise Mismatch(case, f"{got:.4f}", f"The mean of batch accuracies weighs the final batch of {last} "
-                               "like a full one; count correct examples and divide by all examples.")
-            if np.isclose(got, 100 * expected) or (got == np.floor(expected) and 0 < expected < 1):
-                raise Mismatch(case, f"{got:g}", "The accuracy is a fraction between 0 and 1, not rounded to a "
-                               "whole number (integer division or an integer mean) and not a percentage.")
-            if np.isclose(got, float(batches[0].mean())) and len(batches) > 1:
-                raise Mismatch(case, f"{got:.4f}", "That is the accuracy of the first batch: a new iterator starts "
-                               "at the first batch again; loop over the dataset once to read each batch.")
-            if any(np.isclose(got, other) for other, _, _ in results[:-1]):
-                raise Mismatch(case, f"{got:.4f}, as for the previous dataset",
-                               "Compute it from the dataset you are handed, whatever it holds.")
-            raise Mismatch(case, f"{got:.4f}", "Correct predictions over all examples.")
-    return run_check("Exercise 3 (accuracy over a pass)", check)
-
-
-# --- Exercise 4 ---------------------------------------------------------------------------------------------
-
-_LABELS = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2, 2], np.int64)  # 10 examples in batches of 4, 4, 2
-_STEPS = [9, 10, 99, 100, 1000]  # step numbers of 1 to 4 digits: sorting the file names as text mixes them up
-_CLASS_OF = [(2, 2, 2), (1, 1, 1), (1, 1, 2), (0, 0, 2), (0, 1, 2)]  # what each checkpoint predicts per class
-
-
-def _checkpoint_case(ckpt_dir: str):
-    """Build the checker's evaluation graph (a num_epochs=1 queue, a 3-class model) and write 5 checkpoints.
-
-    The checkpoints are written by a saver of their own (as a training process would); the saver handed to the
-    answer records what it restores. Returns (graph, saver, correct, examples, expected accuracies oldest first,
-    accuracy of the initial weights, mean of the per-batch accuracies of each checkpoint).
-    """
-    tf = import_tensorflow()
-    v1 = tf.compat.v1
-    from tutorial_lib import tf1
-
-    class RecordingSaver(v1.train.Saver):
-        """A Saver that records every (session, path) it restores."""
-
-        def restore(self, sess: Any, save_path: Any) -> Any:
-            self.restored.append((sess, save_path))
-            return super().restore(sess, save_path)
-
-    features = np.eye(3, dtype=np.float32)[_LABELS]
-    weights = [np.eye(3, dtype=np.float32)[list(classes)] for classes in _CLASS_OF]
-    expected, batch_means = [], []
-    for w in weights:
-        right = (np.argmax(features @ w, 1) == _LABELS).astype(float)
-        expected.append(float(right.mean()))
-        batch_means.append(float(np.mean([right[:4].mean(), right[4:8].mean(), right[8:].mean()])))
-    graph = tf.Graph()
-    with graph.as_default():
-        x, y = v1.train.slice_input_producer([features, _LABELS], num_epochs=1, shuffle=False)
-        x_batch, y_batch = v1.train.batch([x, y], batch_size=4, allow_smaller_final_batch=True)
-        w = v1.get_variable("w", [3, 3], initializer=v1.zeros_initializer())  # zeros: predicts class 0
-        correct = tf.reduce_sum(tf.cast(tf.equal(tf.argmax(tf.matmul(x_batch, w), 1), y_batch), tf.int32))
-        examples = tf.size(y_batch)
-        writer = v1.train.Saver()
-        new_weights = v1.placeholder(tf.float32, [3, 3])
-        assign = w.assign(new_weights)
-        with tf1.session(graph, start_queue_runners=False) as sess:
-            for step, value in zip(_STEPS, weights, strict=True):
-                sess.run(assign, {new_weights: value})
-                writer.save(sess, os.path.join(ckpt_dir, "model.ckpt"), global_step=step)
-        saver = RecordingSaver()
-        saver.restored = []
-    return graph, saver, correct, examples, expected, float(np.mean(_LABELS == 0)), batch_means
-
-
-@requirements(
-    ("every", "evaluates every checkpoint kept, not only the newest", "checkpoint state lists every"),
-    ("each_once", "evaluates each checkpoint once", "Evaluate each checkpoint the checkpoint state lists, once"),
-    ("order", "returns the accuracies oldest checkpoint first (by step, however many digits)",
-     "Oldest checkpoint first"),
-    ("restore", "restores each checkpoint in turn before reading the validation input", "restore each checkpoint"),
-    ("saver", "restores with the saver it is handed", "with the saver you are handed"),
-    ("same_session", "reads the validation input in the session it restored into", "in the session you restored"),
-    ("new_session", "opens a new session for each checkpoint (a num_epochs=1 queue is read once per session)",
-     "new session for each checkpoint"),
-    ("whole_pass", "divides the right answers of the whole pass by its examples (the last batch is smaller)",
-     "last batch is smaller"),
-)
-def check_evaluate_checkpoints(evaluate_checkpoints: Callable) -> Verdict:
-    """Exercise 07.4: restore every kept checkpoint and evaluate it on a validation queue read from the start."""
-    def check() -> None:
-        with tempfile.TemporaryDirectory() as ckpt_dir:
-            graph, saver, correct, examples, expected, initial, batch_means = _checkpoint_case(ckpt_dir)
-            with graph.as_default():
-                try:
-                    got = evaluate_checkpoints(ckpt_dir, saver, correct, examples)
-                except ZeroDivisionError:
-                    got = None
-        hint_sessions = ("A num_epochs=1 queue is closed after one pass, for good, in its session; open a new "
-                         "session for each checkpoint (its queues start again from the first example).")
-        if got is None:
-            raise Mismatch("an accuracy for every checkpoint", "a division by zero (a pass that saw no example)",
-                           hint_sessions)
-        got = [float(a) for a in got]
-        if len(got) < len(expected):
-            raise Mismatch(f"{len(expected)} accuracies, one per kept checkpoint", str(len(got)),
-                           "latest_checkpoint (and checkpoints_iterator, when you arrive late) gives only the newest "
-                           "checkpoint; the checkpoint state lists every checkpoint kept.")
-        if len(got) != len(expected):
-            raise Mismatch(f"{len(expected)} accuracies, one per kept checkpoint", str(len(got)),
-                           "Evaluate each checkpoint the checkpoint state lists, once.")
-        restored = saver.restored
-        if np.allclose(got, initial):
-            if not restored:
-                raise Mismatch(f"{expected}", f"{got}", "Every accuracy is that of the initial weights: restore each "
-                               "checkpoint into the session before reading the validation input.")
-            raise Mismatch(f"{expected}", f"{got}", "Every accuracy is that of the initial weights although you "
-                           "restored: read the validation input in the session you restored into.")
-        if not restored:
-            raise Mismatch(f"{len(expected)} restores by the saver handed in", "none",
-                           "Restore with the saver you are handed: it knows which variables to restore (a new Saver "
-                           "adds its ops to the graph again each time).")
-        later = got[1:]
-        if np.isclose(got[0], expected[0]) and all(np.isnan(a) or a == 0 for a in later):
-            raise Mismatch(f"{expected}", f"{got}", hint_sessions)
-        if any(np.isnan(got)):
-            raise Mismatch("an accuracy for every checkpoint", f"{got}", hint_sessions)
-        if np.allclose(got, expected[-1]):
-            raise Mismatch(f"{expected}", f"{got}", "Every accuracy is the newest checkpoint's: restore each "
-                           "checkpoint in turn, the one you are evaluating.")
-        if not np.allclose(got, expected) and np.allclose(sorted(got), sorted(expected)):
-            raise Mismatch(f"{expected}", f"{got}", "Oldest checkpoint first, as the checkpoint state lists them "
-                           "(file names sort as text: step 10 before step 9).")
-        if np.allclose(sorted(got), sorted(batch_means)):
-            raise Mismatch(f"{expected}", f"{got}", "The last batch is smaller: count right answers and examples "
-                           "over the whole pass, then divide.")
-        if not np.allclose(got, expected):
-            raise Mismatch(f"{expected}", f"{got}", "Restore each checkpoint, read the whole validation input once, "
-                           "and divide right answers by examples.")
-    return run_check("Exercise 4 (evaluate every checkpoint)", check)
+        for batches, ids, want, what, hint in cases:
+            try:
+                got = is_same_pass([b.copy() for b in batches], list(ids))
+            except ValueError as error:
+                raise Mismatch(f"{want} for {what}", f"ValueError: {error}", hint) from None
+            if not isinstance(got, bool | np.bool_):
+                raise Mismatch(f"True or False for {what}", f"{type(got).__name__} {got!r}",
+                               "Return True or False (a bool), not the ids or a count.")
+            if bool(got) != want:
+                raise Mismatch(f"{want} for {what}", str(bool(got)), hint)
+    return run_check("Exercise 3 (the same pass)", check)
