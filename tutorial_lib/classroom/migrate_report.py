@@ -26,7 +26,7 @@ def error_place(error: dict) -> str:
 def call_dict(call: migrate.Call) -> dict:
     """Return one call as plain data."""
     found = {"line": call.line, "api": call.api, "written": call.written, "known": call.known, "kind": call.kind,
-             "args": [value if name.startswith(("#", "*")) else f"{name}={value}" for name, value in call.args.items()],
+             "args": call.shown,
              "tf_data": migrate.form(call), "pitfalls": migrate.pitfalls(call),
              "proved_in": [{"tf1": row.tf1, "where": row.where, "href": table.href(row.where)}
                            for row in migrate.rows(call)]}
