@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: lab test check-checkers data data-verify notebooks machines navigation student-edition nbgrader nbgrader-check site lint bench bench-monitor doctor clean
+.PHONY: lab test check-checkers data data-verify notebooks machines navigation student-edition nbgrader nbgrader-check site lint bench bench-monitor doctor clean migrate
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,10 @@ bench-monitor: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check tutorial_lib tests notebooks
+
+# The migration report of your own TF1 code: make migrate PATHS="old_code/ train.py" (FORMAT=json|markdown).
+migrate: $(STAMP)
+	$(BIN)/python -m tutorial_lib migrate $(or $(PATHS),notebooks) --format $(or $(FORMAT),text)
 
 doctor: $(STAMP)
 	$(BIN)/python -m tutorial_lib doctor
