@@ -1,13 +1,24 @@
 # Data into TensorFlow: the whole set-up is `make lab` (open the course) and `make test` (check it).
+# Two environments: .venv-student (the course's own requirements, nothing else) runs `make lab`; .venv (the same
+# plus the dev and instructor extras: tests, lint, nbgrader) runs `make lab-instructor` and every other target.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-# Kernels from this .venv win over any user-level "python3" kernelspec.
+STUDENT_VENV  := .venv-student
+STUDENT_STAMP := $(STUDENT_VENV)/.installed-stamp
+# JupyterLab settings both environments share (no "official Jupyter news?" prompt); copied into each environment.
+LAB_SETTINGS   := lab-settings/overrides.json
+LAB_OVERRIDES  := share/jupyter/lab/settings/overrides.d/data-into-tensorflow.json
+# Both JupyterLabs: on 127.0.0.1 only, with Jupyter's token (printed in the URL), no news feed or update check.
+LAB_OPTIONS := --ServerApp.ip=127.0.0.1 --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+	$(if $(filter 0,$(shell id -u)),--allow-root)
+# Kernels from the environment that runs JupyterLab win over any user-level "python3" kernelspec.
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: lab test check-checkers data data-verify notebooks machines navigation student-edition nbgrader nbgrader-check site lint bench bench-monitor doctor clean migrate
+.PHONY: lab lab-instructor test check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
+	nbgrader-check site lint bench bench-monitor doctor clean migrate
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,14 +26,32 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,instructor]'
 	@touch $(STAMP)
 
-lab: $(STAMP)
-	cd notebooks && ../$(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --LabApp.news_url=None \
-		--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate $(if $(filter 0,$(shell id -u)),--allow-root)
+# The student environment: tutorial_lib and its dependencies only (no nbgrader, no pytest, ruff, nbval, playwright).
+$(STUDENT_STAMP): pyproject.toml
+	@test -x $(STUDENT_VENV)/bin/python || $(PYTHON) -m venv $(STUDENT_VENV)
+	$(STUDENT_VENV)/bin/python -m pip install --upgrade --quiet pip
+	$(STUDENT_VENV)/bin/python -m pip install --quiet -e .
+	@touch $(STUDENT_STAMP)
+
+%/$(LAB_OVERRIDES): $(LAB_SETTINGS) %/.installed-stamp
+	@mkdir -p $(@D)
+	cp $(LAB_SETTINGS) $@
+
+# Students: the course in JupyterLab, from .venv-student (built on first use).
+lab: $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES)
+	cd notebooks && ../$(STUDENT_VENV)/bin/jupyter lab $(LAB_OPTIONS) $(LAB_ARGS)
+
+# Instructors: the same JupyterLab from .venv, with nbgrader's menus and formgrader and the tools that build the
+# editions (`make student-edition`, `make nbgrader`); LAB_DIR=out/nbgrader opens the nbgrader course instead.
+LAB_DIR ?= notebooks
+lab-instructor: $(STAMP) $(VENV)/$(LAB_OVERRIDES)
+	cd $(LAB_DIR) && $(CURDIR)/$(BIN)/jupyter lab $(LAB_OPTIONS) $(LAB_ARGS)
 
 # The measured notebooks are also run on one core (`make machines` runs every notebook under every setting).
 MEASURED_NOTEBOOKS := 05_live_dashboard 06_profiler_check
 
-test: $(STAMP)
+# The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs.
+test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_OVERRIDES)
 	$(BIN)/python -m pytest tests
 	$(BIN)/python -m tutorial_lib check-checkers --cases tests
 	$(BIN)/python -m tutorial_lib notebooks $(MEASURED_NOTEBOOKS) --machine one-core --report out/machines/test-one-core.md
@@ -80,4 +109,4 @@ doctor: $(STAMP)
 	$(BIN)/python -m tutorial_lib doctor
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(STUDENT_VENV) .pytest_cache .ruff_cache

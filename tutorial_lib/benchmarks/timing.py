@@ -1,6 +1,7 @@
 """Measure fairly: variants run interleaved (A B C A B C ...) after a warm-up, reported as medians and ratios.
 
-Used by notebooks 01 (feed cost, with `aligned_array`), 04 and 05, and by the other benchmarks here.
+Used by notebook 01 (feed cost, with `aligned_array`) and by the other benchmarks here (`monitor_overhead`, quoted in
+notebook 05; `pipelines`, notebook 10's benchmark).
 """
 
 from __future__ import annotations

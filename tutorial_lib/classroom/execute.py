@@ -30,11 +30,31 @@ def _spread(match: re.Match, values: tuple[float, ...]) -> str:
     return f"[{low:.{decimals}f}–{high:.{decimals}f}]"
 
 
+def kernel_config():
+    """Return the traitlets config for the kernels these commands start: CurveZMQ-encrypted connections.
+
+    ipykernel (7.4+) warns "Kernel is running over TCP without encryption" on its stderr, which is this
+    terminal, between the progress lines, when the kernel manager gives it no CurveZMQ keys. jupyter_client
+    (8.10+) provisions keys when asked (`KernelManager.transport_encryption`, "auto": when the kernelspec
+    declares support, as ipykernel's does): the kernel then encrypts and says nothing. Older versions have no
+    such option, and their kernels do not warn. The kernels still listen on 127.0.0.1 only.
+    """
+    import zmq
+    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
+
+    config = Config()
+    if "transport_encryption" in KernelManager.class_trait_names() and zmq.has("curve"):
+        config.KernelManager.transport_encryption = "auto"
+    return config
+
+
 def _run(notebook, path: Path, allow_errors: bool, kernel_name: str) -> float:
     from nbclient import NotebookClient
 
     client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name=kernel_name, allow_errors=allow_errors,
-                            resources={"metadata": {"path": str(path.parent)}}, record_timing=False)
+                            resources={"metadata": {"path": str(path.parent)}}, record_timing=False,
+                            config=kernel_config())
     start = time.perf_counter()
     client.execute()
     return time.perf_counter() - start

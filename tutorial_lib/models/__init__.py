@@ -1,6 +1,6 @@
 """Models the notebooks train (every model here is plumbing; the lesson is the input pipeline).
 
-* `digits` -- small MLP digit classifiers, graph, eager and Keras (notebooks 05, 06, 07, 10);
+* `digits` -- small MLP digit classifiers, graph, eager and Keras (notebooks 05 and 06);
 * `language` -- LSTM language models on PTB windows (notebook 09);
 * `linesearch` -- the Morse energy model and the backtracking line search that fits it (notebook 08).
 """

@@ -1,4 +1,5 @@
-"""Small digit classifiers used where the model is not the lesson (notebooks 05, 06, 07, 10; dashboards, benchmarks).
+"""Small digit classifiers used where the model is not the lesson (notebooks 05 and 06; dashboards, benchmarks,
+`workload`).
 
 Every model here is built with `workload.scaled_units(hidden_units)` hidden units: exactly `hidden_units`
 unless the TUTORIAL_STEP_COST setting asks for a slower or cheaper step (see `tutorial_lib.workload`).

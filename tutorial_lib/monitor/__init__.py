@@ -1,4 +1,4 @@
-"""Watch an input pipeline while a model trains (notebook 05; also 10's overlap picture and `make bench-monitor`).
+"""Watch an input pipeline while a model trains (notebooks 05 and 06; also `make bench-monitor`).
 
 * `sampler` -- `Monitor`: queue fill levels sampled from a background thread, and each step's time split into
   waiting for input and computing; probes for TF1 queues, eager `tf.queue`s and Python queues; its public

@@ -1,4 +1,4 @@
-"""A tf.data service on this machine (notebook 10): a dispatcher and workers, each in its own process.
+"""A tf.data service on this machine (notebook 11): a dispatcher and workers, each in its own process.
 
 * `cluster` -- start and stop the servers (`start_cluster`, `Cluster`), read through them (`distributed`),
   measure throughput, and run fault drills;
