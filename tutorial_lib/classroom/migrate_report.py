@@ -6,6 +6,7 @@ pull request), and the exit status of `python -m tutorial_lib migrate` (0 nothin
 from __future__ import annotations
 
 import json
+import sys
 
 from tutorial_lib.classroom import migrate, migration
 from tutorial_lib.classroom import migrate_table as table
@@ -147,8 +148,8 @@ def as_json(scans: list[migrate.Scan]) -> str:
 def main(paths: list[str], fmt: str = "text", brief: bool = False) -> int:
     """Scan the paths, print the report in the chosen format, return the exit status."""
     scans = migrate.scan_paths(paths)
-    if not any(True for _ in migrate.files_under(paths)[0]) and not any(s.errors for s in scans):
-        print(f"no .py or .ipynb files under {' '.join(paths)}", file=__import__("sys").stderr)
+    if not scans:
+        print(f"no .py or .ipynb files under {' '.join(paths)}", file=sys.stderr)
     if fmt == "json":
         print(as_json(scans))
     elif fmt == "markdown":
