@@ -18,7 +18,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: lab lab-instructor test check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
-	nbgrader-check site lint bench bench-monitor doctor clean
+	nbgrader-check site lint bench bench-monitor doctor clean migrate
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -100,6 +100,10 @@ bench-monitor: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check tutorial_lib tests notebooks
+
+# The migration report of your own TF1 code: make migrate PATHS="old_code/ train.py" (FORMAT=json|markdown).
+migrate: $(STAMP)
+	$(BIN)/python -m tutorial_lib migrate $(or $(PATHS),notebooks) --format $(or $(FORMAT),text)
 
 doctor: $(STAMP)
 	$(BIN)/python -m tutorial_lib doctor

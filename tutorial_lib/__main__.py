@@ -1,7 +1,7 @@
 """Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...] [--repeat N] [--machine SETTINGS]`,
 `navigation`, `student-edition OUT_DIR`, `nbgrader OUT_DIR [ASSIGNMENT...]`, `nbgrader-check OUT_DIR [ASSIGNMENT...]`,
-`bench [pipelines|monitor]`, `check-checkers [--cases DIR] [EXERCISE...]`, `serve dispatcher|worker`, `site [OUT_DIR]`,
-`doctor`."""
+`bench [pipelines|monitor|migrate]`, `check-checkers [--cases DIR] [EXERCISE...]`, `serve dispatcher|worker`,
+`site [OUT_DIR]`, `doctor`, `migrate PATH... [--format text|json|markdown] [--brief]`."""
 
 from __future__ import annotations
 
@@ -68,6 +68,14 @@ def _check_checkers(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     if args.which == "pipelines":
         return _bench_pipelines(args)
+    if args.which == "migrate":
+        from tutorial_lib.benchmarks import migrate_scan
+
+        result = migrate_scan.measure(files=args.files)
+        print(f"migrate: {result['files']} files ({result['lines']} lines, {result['calls']} TF1 input calls, "
+              f"{result['pipelines']} pipelines) scanned in {result['seconds']:.2f} s: "
+              f"{result['files_per_s']:.0f} files/s (one process)")
+        return 0
     from tutorial_lib.benchmarks import monitor_overhead
 
     result = monitor_overhead.measure(steps=args.steps, repeats=args.repeats)
@@ -93,6 +101,12 @@ def _bench_pipelines(args: argparse.Namespace) -> int:
         print("self-check: a required direction did not show on this machine (see above)", file=sys.stderr)
         return 1
     return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from tutorial_lib.classroom import migrate_report
+
+    return migrate_report.main(args.paths, args.format, args.brief)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -200,8 +214,10 @@ def main(argv: list[str] | None = None) -> int:
                      "report cells raised and wall time per notebook and setting")
     run.set_defaults(run=_notebooks)
     bench = commands.add_parser("bench", help="measure: 'pipelines' (default) = feed_dict vs queues vs tf.data; "
-                                "'monitor' = the dashboard's sampling overhead")
-    bench.add_argument("which", nargs="?", default="pipelines", choices=["pipelines", "monitor"])
+                                "'monitor' = the dashboard's sampling overhead; 'migrate' = the migration "
+                                "scanner's speed on generated files")
+    bench.add_argument("which", nargs="?", default="pipelines", choices=["pipelines", "monitor", "migrate"])
+    bench.add_argument("--files", type=int, default=1000, help="migrate: how many files to scan")
     bench.add_argument("--steps", type=int, default=200, help="monitor: training steps per run")
     bench.add_argument("--repeats", type=int, default=5, help="timed rounds per variant (after one warm-up)")
     bench.add_argument("--scale", type=float, default=1.0, help="pipelines: shrink the workloads (e.g. 0.25)")
@@ -239,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
                                   "with their outputs, README, INSTRUCTORS.md, the migration map) and check its links")
     website.add_argument("out_dir", nargs="?", default="out/site")
     website.set_defaults(run=_site)
+    migrate = commands.add_parser("migrate", help="report the TF1 input calls in .py files and notebooks (no "
+                                  "execution) with their tf.data forms, pitfalls, pipelines and a tf.data sketch; "
+                                  "exit 0: none found, 1: found, 2: a file or cell that cannot be parsed")
+    migrate.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (.py and .ipynb)")
+    migrate.add_argument("--format", default="text", choices=["text", "json", "markdown"])
+    migrate.add_argument("--brief", action="store_true", help="text: the calls and pipelines only")
+    migrate.set_defaults(run=_migrate)
     navigation = commands.add_parser("navigation", help="regenerate every notebook's navigation cells")
     navigation.set_defaults(run=_navigation)
     doctor = commands.add_parser("doctor", help="print versions, devices and the data check")

@@ -78,6 +78,45 @@ MAP = [
 ]
 
 
+# The TF1 calls and arguments each row covers, by the row's TF1 column: the keys of the code scanner's table
+# (`classroom/migrate.py`, `python -m tutorial_lib migrate`). tests/test_migrate.py fails when a row has none.
+COVERS: dict[str, tuple[str, ...]] = {
+    "`placeholder` + `feed_dict`": ("placeholder", "placeholder_with_default", "feed_dict"),
+    "`string_input_producer(files, shuffle, num_epochs)`": ("string_input_producer", "input_producer"),
+    "`slice_input_producer([arrays])`": ("slice_input_producer",),
+    "`range_input_producer(n)`": ("range_input_producer",),
+    "`TextLineReader(skip_header_lines=1)` + `decode_csv`": ("TextLineReader", "decode_csv"),
+    "`FixedLengthRecordReader` + `decode_raw`": ("FixedLengthRecordReader", "decode_raw"),
+    "`TFRecordReader` + `parse_single_example`": ("TFRecordReader", "parse_single_example",
+                                                  "parse_single_sequence_example", "parse_example"),
+    "`train.batch`": ("batch", "FIFOQueue"),
+    "`train.shuffle_batch(capacity, min_after_dequeue)`": ("shuffle_batch", "RandomShuffleQueue"),
+    "`train.batch_join` (several readers, in order)": ("batch_join",),
+    "`train.shuffle_batch_join` (several readers sharing one filename queue)": ("shuffle_batch_join",),
+    "`train.maybe_batch(keep_input=...)`": ("maybe_batch", "maybe_shuffle_batch", "maybe_batch_join",
+                                            "maybe_shuffle_batch_join"),
+    "`enqueue_many=True` (many examples per record)": ("enqueue_many",),
+    "`QueueRunner`, `Coordinator`, `start_queue_runners`": ("QueueRunner", "add_queue_runner", "start_queue_runners",
+                                                            "create_threads", "Coordinator"),
+    "`num_epochs=n` and `OutOfRangeError`": ("num_epochs",),
+    "`allow_smaller_final_batch=True`": ("allow_smaller_final_batch",),
+    "`batch(dynamic_pad=True)` / `PaddingFIFOQueue`": ("dynamic_pad", "PaddingFIFOQueue"),
+    "`get_session_handle` / `get_session_tensor`": ("get_session_handle", "get_session_tensor"),
+    "`make_one_shot_iterator`": ("make_one_shot_iterator",),
+    "`make_initializable_iterator` (placeholders as parameters)": ("make_initializable_iterator",),
+    "reinitializable iterator (`Iterator.from_structure`)": ("from_structure",),
+    "feedable iterator (`string_handle`)": ("string_handle", "from_string_handle"),
+    "`Saver` checkpoints read by a separate evaluation process (`tf.train.checkpoints_iterator`)":
+        ("checkpoints_iterator",),
+    "reader / batch `num_threads`": ("num_threads",),
+}
+
+
+def covering(api: str) -> Row | None:
+    """Return the row that covers a TF1 call or argument (see `COVERS`), or None."""
+    return next((row for row in MAP if api in COVERS.get(row.tf1, ())), None)
+
+
 def anchor(heading: str) -> str:
     """Return JupyterLab's anchor for a Markdown heading: the rendered text with spaces as dashes."""
     return heading.replace("`", "").strip().replace(" ", "-")

@@ -1,0 +1,280 @@
+"""The migration scanner (`python -m tutorial_lib migrate`): TF1 input calls under every import style, their tf.data
+forms with the arguments filled in, pipelines in data order, the report's formats and exit status, bad input,
+and real pipelines written by others (tests/data/migrate, with their reviewed reports)."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tutorial_lib.__main__ import main as cli
+from tutorial_lib.classroom import migrate, migrate_report, migration
+from tutorial_lib.classroom import migrate_table as table
+
+DATA = Path(__file__).resolve().parent / "data" / "migrate"
+ROOT = Path(__file__).resolve().parent.parent
+SHUFFLE = "shuffle_batch([image, label], batch_size=32, capacity=1000, min_after_dequeue=500)"
+
+
+def scan(tmp_path, code, name="pipeline.py"):
+    path = tmp_path / name
+    path.write_text(code)
+    return migrate.scan_file(path)
+
+
+def found(result):
+    return [(c.line, c.api, c.known) for c in result.calls]
+
+
+# --- the map is the single source ----------------------------------------------------------------------------
+def test_every_map_row_has_a_scanner_entry_and_every_entry_a_row():
+    assert table.missing() == []
+    rows = {k.row for k in table.known().values()}
+    assert rows == set(migration.MAP)
+
+
+def test_a_row_without_a_scanner_entry_is_named(monkeypatch):
+    new = migration.Row("`tf.train.new_api`", "`Dataset.new`", "10_queues_to_tf_data#Range producer")
+    monkeypatch.setattr(migration, "MAP", [*migration.MAP, new])
+    assert table.missing() == ["row '`tf.train.new_api`' covers no call (add it to migration.COVERS)"]
+    monkeypatch.setitem(migration.COVERS, new.tf1, ("new_api",))
+    assert table.missing() == ["'new_api' (row '`tf.train.new_api`') has no scanner spec"]
+
+
+def test_every_link_targets_an_existing_notebook_section():
+    assert migration.problems() == []
+    for known in table.known().values():
+        path = table.href(known.row.where).split("#")[0].split("::")[0]
+        assert (ROOT / path).exists(), path
+
+
+# --- import styles -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("code", [
+    f"import tensorflow as tf\nx = 1\nb = tf.train.{SHUFFLE}",
+    f"import tensorflow as tf\nx = 1\nb = tf.compat.v1.train.{SHUFFLE}",
+    f"import tensorflow.compat.v1 as tf\nx = 1\nb = tf.train.{SHUFFLE}",
+    f"from tensorflow.python.training import input as tf_input\nx = 1\nb = tf_input.{SHUFFLE}",
+    f"from tensorflow.train import shuffle_batch as sb\nx = 1\nb = sb{SHUFFLE[13:]}",
+    f"from tensorflow.compat.v1.train import shuffle_batch\nx = 1\nb = {SHUFFLE}",
+    f"import tensorflow as tensorflow_alias\nv1 = tensorflow_alias.compat.v1\nb = v1.train.{SHUFFLE}",
+    f"from tensorflow.compat import v1\nx = 1\nb = v1.train.{SHUFFLE}",
+    f"tf = env.setup()  # `tf` without an import, as in the notebooks\nv1 = tf.compat.v1\nb = v1.train.{SHUFFLE}",
+], ids=["tf.train", "tf.compat.v1.train", "compat.v1 as tf", "python.training.input", "from-import alias",
+        "from compat.v1.train", "module alias", "from compat import v1", "tf without import"])
+def test_every_import_style_is_recognised(tmp_path, code):
+    result = scan(tmp_path, code)
+    assert found(result) == [(3, "shuffle_batch", True)]
+    assert result.calls[0].args["min_after_dequeue"] == "500"
+
+
+@pytest.mark.parametrize("code", [
+    "from mylib import shuffle_batch\nb = shuffle_batch(x, 32, 100, 10)",
+    "import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(4)\ny = tf.reshape(ds, [2])",
+    "import tensorflow as tf\nopt = tf.train.AdamOptimizer(0.1)\nsaver = tf.train.Saver()",
+    "def batch(x):\n    return x\nbatch(3)",
+])
+def test_other_calls_are_not_tf1_input_calls(tmp_path, code):
+    assert found(scan(tmp_path, code)) == []
+
+
+def test_unknown_tf1_input_calls_are_listed_as_unknown(tmp_path):
+    code = ("import tensorflow as tf\nfiles = tf.train.match_filenames_once('*.tfr')\n"
+            "reader = tf.WholeFileReader()\nfor r in tf.python_io.tf_record_iterator('a'):\n    pass\n")
+    result = scan(tmp_path, code)
+    assert found(result) == [(2, "match_filenames_once", False), (3, "WholeFileReader", False),
+                             (4, "tf_record_iterator", False)]
+    assert "unknown: not in the migration map" in migrate_report.text([result])
+    assert migrate_report.counts([result])["unknown"] == 3
+
+
+# --- arguments mapped one-to-one -----------------------------------------------------------------------------
+def form_of(tmp_path, call):
+    result = scan(tmp_path, f"import tensorflow as tf\nb = tf.train.{call}")
+    return migrate.form(result.calls[0]), migrate.pitfalls(result.calls[0]), result.calls[0]
+
+
+def test_shuffle_batch_maps_capacity_threads_and_final_batch(tmp_path):
+    steps, pitfalls, _ = form_of(tmp_path, "shuffle_batch(t, 32, 1000, 500, num_threads=4, seed=7, "
+                                           "allow_smaller_final_batch=True)")
+    assert steps == [".map(<the work before the batch>, num_parallel_calls=4)", ".shuffle(500, seed=7)",
+                     ".batch(32)", ".prefetch(tf.data.AUTOTUNE)"]
+    assert any("`min_after_dequeue` (500) to `capacity` (1000)" in p for p in pitfalls)
+    assert any("`num_parallel_calls=4` keeps the order" in p for p in pitfalls)
+
+
+@pytest.mark.parametrize("allow, batch", [(None, ".batch(8, drop_remainder=True)"), ("False", ".batch(8, "
+                                          "drop_remainder=True)"), ("True", ".batch(8)"),
+                                          ("last", ".batch(8, drop_remainder=not (last))")])
+def test_allow_smaller_final_batch_becomes_drop_remainder(tmp_path, allow, batch):
+    extra = f", allow_smaller_final_batch={allow}" if allow else ""
+    steps, _, _ = form_of(tmp_path, f"batch(t, 8{extra})")
+    assert batch in steps
+
+
+def test_producer_arguments_and_the_epoch_pitfall(tmp_path):
+    steps, pitfalls, call = form_of(tmp_path, "string_input_producer(files, num_epochs=2, seed=1)")
+    assert steps == ["tf.data.Dataset.from_tensor_slices(files).shuffle(len(files), seed=1).repeat(2)"]
+    assert any("`shuffle` defaults to True" in p for p in pitfalls)
+    assert any("local_variables_initializer()" in p for p in pitfalls)
+    rows = [row.tf1 for row in migrate.rows(call)]
+    assert rows == ["`string_input_producer(files, shuffle, num_epochs)`", "`num_epochs=n` and `OutOfRangeError`"]
+
+
+def test_enqueue_many_dynamic_pad_and_readers(tmp_path):
+    steps, _, _ = form_of(tmp_path, "batch(t, 4, enqueue_many=True, dynamic_pad=True)")
+    assert steps[:2] == [".unbatch()", ".padded_batch(4, drop_remainder=True)"]
+    result = scan(tmp_path, "import tensorflow as tf\nr = tf.FixedLengthRecordReader(3073, header_bytes=1)\n"
+                            "s = tf.TextLineReader(skip_header_lines=1)\n")
+    assert migrate.form(result.calls[0]) == [
+        ".flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, 3073, header_bytes=1))"]
+    assert migrate.form(result.calls[1]) == [".flat_map(lambda filename: tf.data.TextLineDataset(filename).skip(1))"]
+
+
+# --- pipelines -----------------------------------------------------------------------------------------------
+PIPELINE = """import tensorflow as tf
+
+def decode(serialized):
+    features = tf.parse_single_example(serialized, {"x": tf.FixedLenFeature([], tf.string)})
+    return tf.image.decode_png(features["x"], channels=1)
+
+reader = tf.TFRecordReader()
+queue = tf.train.string_input_producer(["a.tfr"], num_epochs=3)
+_, record = reader.read(queue)
+image = decode(record)
+images = tf.train.shuffle_batch([image], 16, 200, 100, num_threads=2)
+other = tf.train.range_input_producer(10).dequeue()
+others = tf.train.batch([other], 5)
+with tf.Session() as sess:
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+    sess.run(images)
+"""
+
+
+def test_the_pipeline_follows_the_data_not_the_lines(tmp_path):
+    result = scan(tmp_path, PIPELINE)
+    pipelines = [[f"{c.api}@{c.line}" for c in p] for p in migrate.pipelines(result)]
+    assert pipelines == [
+        ["string_input_producer@8", "TFRecordReader@7", "parse_single_example@4", "decode_png@5", "shuffle_batch@11"],
+        ["range_input_producer@12", "batch@13"]]
+    sketch = migrate.sketch(migrate.pipelines(result)[0])
+    assert sketch == (
+        'dataset = (tf.data.Dataset.from_tensor_slices(["a.tfr"]).shuffle(len(["a.tfr"])).repeat(3)\n'
+        "    .flat_map(lambda filename: tf.data.TFRecordDataset(filename))\n"
+        '    .map(lambda record: tf.io.parse_single_example(record, {"x": tf.FixedLenFeature([], tf.string)}))\n'
+        "    .map(lambda record: tf.io.decode_png(record, channels=1), num_parallel_calls=2)\n"
+        "    .shuffle(100)\n    .batch(16, drop_remainder=True)\n    .prefetch(tf.data.AUTOTUNE))")
+    assert "sketch to review" in migrate_report.text([result])
+
+
+def test_a_helper_called_from_two_pipelines_does_not_join_them(tmp_path):
+    code = ("import tensorflow as tf\ndef read(files):\n    q = tf.train.string_input_producer(files)\n"
+            "    return tf.TFRecordReader().read(q)[1]\n"
+            "a = tf.train.batch([read(['a'])], 4)\nb = tf.train.shuffle_batch([read(['b'])], 4, 50, 10)\n")
+    pipelines = [[f"{c.api}@{c.line}" for c in p] for p in migrate.pipelines(scan(tmp_path, code))]
+    assert pipelines == [["string_input_producer@3", "TFRecordReader@4", "batch@5"],
+                         ["string_input_producer@3", "TFRecordReader@4", "shuffle_batch@6"]]
+
+
+def test_a_hand_built_queue_takes_what_its_runner_enqueues(tmp_path):
+    code = ("import tensorflow as tf\nq = tf.train.string_input_producer(files)\nx = tf.TFRecordReader().read(q)\n"
+            "rq = tf.RandomShuffleQueue(100, 10, [tf.string])\nenq = rq.enqueue(x)\n"
+            "tf.train.add_queue_runner(tf.train.QueueRunner(rq, [enq] * 4))\nbatch = rq.dequeue_many(8)\n")
+    (pipeline,) = migrate.pipelines(scan(tmp_path, code))
+    assert [c.api for c in pipeline] == ["string_input_producer", "TFRecordReader", "RandomShuffleQueue",
+                                         "QueueRunner", "add_queue_runner"]
+
+
+# --- notebooks, bad input, formats and exit status ----------------------------------------------------------
+def notebook(path, *sources):
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources]), path)
+
+
+def test_a_notebook_with_magics_and_a_broken_cell_is_still_reported(tmp_path):
+    notebook(tmp_path / "old.ipynb", "%matplotlib inline\n!pip install tensorflow==1.15\nfiles = !ls *.tfr",
+             "import tensorflow as tf\nq = tf.train.string_input_producer(files)", "def broken(:\n    pass",
+             "%%bash\necho not python", "r = tf.TFRecordReader()\n_, v = r.read(q)\nb = tf.train.batch([v], 2)")
+    result = migrate.scan_file(tmp_path / "old.ipynb", "old.ipynb")
+    assert [(c.cell, c.line, c.api) for c in result.calls] == [(1, 2, "string_input_producer"),
+                                                               (4, 1, "TFRecordReader"), (4, 3, "batch")]
+    assert result.errors == [{"cell": 2, "line": 1, "message": "cannot parse: invalid syntax"}]
+    assert len(migrate.pipelines(result)) == 1
+    assert "ERROR old.ipynb, cell 2, line 1: cannot parse" in migrate_report.text([result])
+
+
+def test_exit_status_and_a_syntax_error_named_with_its_line(tmp_path, capsys):
+    (tmp_path / "plain.py").write_text("print('no TensorFlow here')\n")
+    assert cli(["migrate", str(tmp_path / "plain.py")]) == 0
+    (tmp_path / "old.py").write_text("import tensorflow as tf\nc = tf.train.Coordinator()\n")
+    assert cli(["migrate", str(tmp_path / "plain.py"), str(tmp_path / "old.py")]) == 1
+    (tmp_path / "bad.py").write_text("x = 1\ny = (\n")
+    capsys.readouterr()
+    assert cli(["migrate", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    assert f"ERROR {tmp_path / 'bad.py'}, line 2: cannot parse" in out
+    assert "line 2: tf.train.Coordinator()  [coordinator]" in out  # the other files are still reported
+
+
+def test_binary_file_missing_path_and_empty_folder(tmp_path, capsys):
+    (tmp_path / "blob.py").write_bytes(b"\x00\x01\x02 binary")
+    (tmp_path / "empty").mkdir()
+    assert migrate.scan_file(tmp_path / "blob.py").errors == [{"line": 0,
+                                                               "message": "not a text file (binary content)"}]
+    assert cli(["migrate", str(tmp_path / "blob.py")]) == 2
+    assert cli(["migrate", str(tmp_path / "nowhere")]) == 2
+    capsys.readouterr()
+    assert cli(["migrate", str(tmp_path / "empty")]) == 0
+    captured = capsys.readouterr()
+    assert "no .py or .ipynb files under" in captured.err and "0 file(s) scanned" in captured.out
+
+
+def test_json_and_markdown_formats(tmp_path, capsys):
+    (tmp_path / "old.py").write_text(PIPELINE)
+    assert cli(["migrate", str(tmp_path), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["exit_status"] == 1 and report["counts"]["pipelines"] == 2
+    call = next(c for c in report["files"][0]["calls"] if c["api"] == "shuffle_batch")
+    assert call["line"] == 11 and call["args"] == ["[image]", "16", "200", "100", "num_threads=2"]
+    path, anchor = call["proved_in"][0]["href"].split("#")
+    assert (ROOT / path).exists() and anchor == migration.anchor(call["proved_in"][0]["where"].split("#")[1])
+    assert report["files"][0]["pipelines"][0]["note"] == migrate_report.SKETCH_NOTE
+    assert cli(["migrate", str(tmp_path), "--format", "markdown"]) == 1
+    markdown = capsys.readouterr().out
+    assert "| where | TF1 call | tf.data | pitfalls | proved in |" in markdown
+    assert "```python\ndataset = (" in markdown and "**Pipeline 1:**" in markdown
+
+
+def test_a_progress_bar_on_large_folders_only(tmp_path, capsys):
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text("x = 1\n")
+    migrate.scan_paths([str(tmp_path)])
+    assert "scanning" not in capsys.readouterr().err
+    migrate.scan_paths([str(tmp_path)], progress_from=2)
+    assert "scanning" in capsys.readouterr().err
+
+
+# --- real pipelines written by others ------------------------------------------------------------------------
+EXPECTED = json.loads((DATA / "expected.json").read_text())
+SHA256 = {"magenta_sequence_example_lib.py": "c4d9b09cfa91142da5cc8f3a711abc8f206ed4c7b29a21b6995d5b1cd09515b8",
+          "magenta_nsynth_reader.py": "2cd7386b3ffee353f2c1e0879ea3897aa6b1afcfdc67af5f42aadcb59e4f51b1",
+          "tf_slim_parallel_reader.py": "98a8eb6905af61a5c24cf1778341f874b493b32c0f9d7f2e27162e705f99a72c",
+          "tf_slim_queues.py": "8981e8c645a79af0562e115646b03de008c3c98538ddacee2148b9cc6fa60fcb"}
+
+
+def test_the_real_files_are_the_published_ones_with_their_licence():
+    assert sorted(EXPECTED) == sorted(SHA256) == sorted(p.name for p in DATA.glob("*.py"))
+    for name, digest in SHA256.items():
+        data = (DATA / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == digest
+        assert b'Licensed under the Apache License, Version 2.0 (the "License")' in data
+    assert "Apache License\n                           Version 2.0" in (DATA / "LICENSE").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_real_pipelines_give_their_reviewed_reports(name):
+    result = migrate.scan_file(DATA / name)
+    assert [[c.line, c.api, c.known] for c in result.calls] == EXPECTED[name]["calls"]
+    assert [[f"{c.api}@{c.line}" for c in p] for p in migrate.pipelines(result)] == EXPECTED[name]["pipelines"]
+    assert result.errors == []

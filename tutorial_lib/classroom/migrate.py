@@ -1,0 +1,755 @@
+"""The migration scanner: find the TF1 input pipeline in Python files and notebooks, without running them.
+
+`python -m tutorial_lib migrate PATH...` (and notebook 10's section "Your own code: the migration report") read
+the code with `ast` (no TensorFlow import), find every TF1 input call under any import style, follow the data
+from call to call (assignments, function returns and arguments) to put each pipeline in order, and give each
+call's `tf.data` form from the table in `migrate_table` (built from the migration map). The report's formats
+are in `migrate_report`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tutorial_lib.classroom import migrate_table as table
+
+SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".ipynb_checkpoints", "node_modules", ".tox", ".mypy_cache"}
+# Where an unknown TensorFlow call still counts as a TF1 input call (it is listed, never dropped).
+INPUT_NAMESPACES = ("train", "queue", "python_io", "python.training.input", "python.training.queue_runner",
+                    "python.training.queue_runner_impl", "python.training.coordinator", "python.ops.data_flow_ops",
+                    "python.ops.io_ops", "python.ops.session_ops", "python.data.ops.iterator_ops")
+# Names in those namespaces that are not about input (optimizers, checkpoints, protos, schedules, hooks).
+NOT_INPUT = {"Saver", "Example", "SequenceExample", "Features", "Feature", "FeatureList", "FeatureLists",
+             "BytesList", "Int64List", "FloatList", "Checkpoint", "CheckpointManager", "get_global_step",
+             "get_or_create_global_step", "create_global_step", "global_step", "latest_checkpoint",
+             "list_variables", "load_variable", "init_from_checkpoint", "Scaffold", "ClusterSpec", "Server",
+             "replica_device_setter", "ExponentialMovingAverage", "write_graph", "import_meta_graph",
+             "export_meta_graph", "get_checkpoint_state", "piecewise_constant", "summary_iterator", "TFRecordWriter",
+             "TFRecordOptions", "TFRecordCompressionType", "ClusterDef", "JobDef", "ServerDef", "SessionManager"}
+RECEIVER_FIRST = ("make_one_shot_iterator", "make_initializable_iterator")  # dataset.make_...(): the dataset
+BATCH_NAMESPACES = ("train", "python.training.input")  # `batch` means the TF1 call only here
+FLOW_METHODS = {"append", "extend", "add", "update", "insert"}  # x.append(v): v flows into x
+MAGIC = re.compile(r"^(\s*)(%|!|\?)")
+SHELL_ASSIGN = re.compile(r"^(\s*)([\w, ]+?)\s*=\s*[!%]")
+
+
+@dataclass
+class Call:
+    """One TF1 input call found in a file."""
+
+    key: tuple[int, int, int]  # (cell, line, column): cell is -1 in a .py file
+    api: str
+    written: str  # the callee as written, e.g. "tf.train.shuffle_batch"
+    args: dict[str, str]  # by parameter name (positional ones bound in TF1's order)
+    known: bool
+    shown: list[str] = field(default_factory=list)  # the arguments as written
+    upstream: set = field(default_factory=set)  # keys of calls (and parameter tokens) this call's inputs came from
+
+    @property
+    def cell(self) -> int:
+        """Return the notebook cell (-1 in a .py file)."""
+        return self.key[0]
+
+    @property
+    def line(self) -> int:
+        """Return the line (in the cell, for a notebook)."""
+        return self.key[1]
+
+    @property
+    def kind(self) -> str:
+        """Return the call's kind: producer, reader, decoder, queue, batch, runner, ... or unknown."""
+        spec = spec_of(self.api)
+        return spec.kind if spec and self.known else "unknown"
+
+
+@dataclass
+class Scan:
+    """What the scanner found in one file."""
+
+    path: str
+    calls: list[Call] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)  # {"line", "cell"?, "message"}
+    copies: list[Call] = field(default_factory=list)  # a function's calls as seen from one call site (pipelines)
+    cloned: set = field(default_factory=set)  # keys of the calls that have such copies
+
+
+def is_token(item: object) -> bool:
+    """Return whether a data-flow item is a function parameter's token ("param", function, name), not a call."""
+    return isinstance(item, tuple) and len(item) == 3 and item[0] == "param"
+
+
+def spec_of(api: str) -> table.Spec | None:
+    """Return the table's spec of an API name (or of an op that keeps its form), or None."""
+    return table.SPECS.get(api) or table.SAME_OPS.get(api)
+
+
+def dotted(node: ast.AST) -> str | None:
+    """Return `a.b.c` for a chain of names and attributes, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def canonical(path: str) -> tuple[str, str] | None:
+    """Return (namespace, name) of a resolved TensorFlow path without `tensorflow.compat.v1`, or None."""
+    parts = path.split(".")
+    if parts[0] != "tensorflow" or len(parts) < 2:
+        return None
+    parts = parts[1:]
+    if parts[:1] == ["compat"] and parts[1:2] in (["v1"], ["v2"]):
+        parts = parts[2:]
+    return (".".join(parts[:-1]), parts[-1]) if parts else None
+
+
+def is_input_namespace(namespace: str, name: str) -> bool:
+    """Return whether an unknown TensorFlow call belongs to the TF1 input APIs (listed as unknown) or not."""
+    if name in NOT_INPUT or name.endswith(("Optimizer", "Hook", "_decay")) or "checkpoint" in name.lower():
+        return False
+    if name.endswith(("Reader", "Queue")):
+        return True
+    return any(namespace == ns or namespace.startswith(ns + ".") for ns in INPUT_NAMESPACES)
+
+
+class Scanner(ast.NodeVisitor):
+    """Walks one module (or a notebook's cells in order) and records TF1 input calls and the data between them."""
+
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        self.aliases: dict[str, str] = {"tf": "tensorflow"}  # name -> module path; `tf` even without an import
+        self.env: dict[str, set] = {}
+        self.self_attrs: dict[str, set] = {}  # self.X, across the methods of a file
+        self.functions: dict[str, list[str]] = {}  # name -> parameters (methods: without self)
+        self.returns: dict[str, set] = {}
+        self.sites: list[tuple[str, dict[str, set]]] = []  # (function, parameter -> what flowed into it)
+        self.calls: dict[tuple, Call] = {}
+        self.copies: dict[tuple, Call] = {}
+        self.cloned: set = set()
+        self.cell = -1
+        self.current: str | None = None  # the function being walked
+
+    # --- names -------------------------------------------------------------------------------------------------
+    def resolve(self, node: ast.AST) -> str | None:
+        """Return the full module path of a callee written as a dotted name, through the file's imports."""
+        name = dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        if head not in self.aliases:
+            return None
+        return self.aliases[head] + ("." + rest if rest else "")
+
+    def visit_Import(self, node: ast.Import) -> None:
+        """Record `import tensorflow.compat.v1 as tf` and the like."""
+        for alias in node.names:
+            if alias.asname:
+                self.aliases[alias.asname] = alias.name
+            else:
+                self.aliases[alias.name.split(".")[0]] = alias.name.split(".")[0]
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        """Record `from tensorflow.python.training import input as tf_input` and the like."""
+        if node.module and node.level == 0:
+            for alias in node.names:
+                self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    # --- data flow ----------------------------------------------------------------------------------------------
+    def lookup(self, name: str) -> set:
+        """Return what a variable (or `self.X`) holds: the calls it came from."""
+        if name in self.env:
+            return self.env[name]
+        return self.self_attrs.get(name, set())
+
+    def target_names(self, target: ast.AST) -> list[str]:
+        """Return the variable names an assignment target binds (`self.x` as "self.x")."""
+        if isinstance(target, ast.Name):
+            return [target.id]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return [n for element in target.elts for n in self.target_names(element)]
+        if isinstance(target, ast.Starred):
+            return self.target_names(target.value)
+        if isinstance(target, ast.Attribute) and dotted(target):
+            return [dotted(target)]
+        if isinstance(target, ast.Subscript):
+            return self.target_names(target.value)
+        return []
+
+    def bind(self, target: ast.AST, flows: set, merge: bool = False) -> None:
+        """Bind the names of an assignment target to what flowed into the value."""
+        for name in self.target_names(target):
+            if name == "_":
+                continue
+            if isinstance(target, ast.Subscript) or merge:
+                self.env[name] = self.lookup(name) | flows
+            else:
+                self.env[name] = set(flows)
+            if name.startswith("self."):
+                self.self_attrs[name] = self.self_attrs.get(name, set()) | flows
+
+    def flows(self, node: ast.AST | None) -> set:
+        """Return the calls (and parameter tokens) an expression's value comes from; record the calls in it."""
+        if node is None:
+            return set()
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Name):
+            return set(self.lookup(node.id)) if isinstance(node.ctx, ast.Load) else set()
+        if isinstance(node, ast.Attribute) and dotted(node) and dotted(node).startswith("self."):
+            return set(self.lookup(dotted(node))) | self.flows(node.value)
+        if isinstance(node, ast.Lambda):
+            return set()
+        found: set = set()
+        for child in ast.iter_child_nodes(node):
+            found |= self.flows(child)
+        return found
+
+    def arguments(self, node: ast.Call, params: tuple[str, ...], skip: int = 0) -> dict[str, str]:
+        """Return the call's arguments as written, by parameter name (positional ones bound in TF1's order)."""
+        args: dict[str, str] = {}
+        for i, arg in enumerate(node.args):
+            text = self.source(arg)
+            if isinstance(arg, ast.Starred):
+                args[f"*{i}"] = text
+            else:
+                args[params[i + skip] if i + skip < len(params) else f"#{i}"] = text
+        for keyword in node.keywords:
+            args[keyword.arg or f"**{len(args)}"] = self.source(keyword.value)
+        return args
+
+    def source(self, node: ast.AST) -> str:
+        """Return an expression as written (whitespace collapsed)."""
+        text = None
+        if self.lines and node.end_lineno is not None and node.end_col_offset is not None:
+            first, last = self.lines[node.lineno - 1], self.lines[node.end_lineno - 1]
+            if node.lineno == node.end_lineno:
+                text = first.encode()[node.col_offset:node.end_col_offset].decode(errors="replace")
+            else:
+                middle = "".join(self.lines[node.lineno:node.end_lineno - 1])
+                text = (first.encode()[node.col_offset:].decode(errors="replace") + middle
+                        + last.encode()[:node.end_col_offset].decode(errors="replace"))
+        return re.sub(r"\s+", " ", text if text is not None else ast.unparse(node)).replace("( ", "(").replace(
+            " )", ")").replace("[ ", "[").replace(" ]", "]")
+
+    def identify(self, node: ast.Call) -> tuple[str, str, bool] | None:
+        """Return (api, callee as written, known) when the call is a TF1 input call, else None."""
+        written = dotted(node.func) or (f"….{node.func.attr}" if isinstance(node.func, ast.Attribute) else "")
+        path = self.resolve(node.func)
+        found = canonical(path) if path else None
+        if found:
+            namespace, name = found
+            if name == "batch" and namespace not in BATCH_NAMESPACES:
+                return None
+            if spec_of(name) and (name in table.SAME_OPS or name in table.SPECS):
+                return name, written, True
+            if is_input_namespace(namespace, name):
+                return name, written, False
+            return None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in table.METHODS:
+            return node.func.attr, written, True
+        return None
+
+    def call(self, node: ast.Call) -> set:
+        """Record a call: a TF1 input call becomes a node fed by its inputs; others pass their inputs through."""
+        receiver = self.flows(node.func.value) if isinstance(node.func, ast.Attribute) else set()
+        inputs = [self.flows(arg) for arg in node.args]
+        by_keyword = {kw.arg: self.flows(kw.value) for kw in node.keywords}
+        everything = receiver.union(*inputs, *by_keyword.values())
+        local = self.local_function(node)
+        if local:
+            params = self.functions[local]
+            site = {p: inputs[i] for i, p in enumerate(params) if i < len(inputs)}
+            site.update({k: v for k, v in by_keyword.items() if k in params})
+            self.sites.append((local, site))
+            returned: set = set()
+            for item in self.returns.get(local, set()):
+                if is_token(item):
+                    returned |= site.get(item[2], set()) if item[1] == local else {item}
+                elif self.depends_on(item, local):
+                    returned.add(self.copy(item, local, site, (self.cell, node.lineno, node.col_offset)))
+                else:
+                    returned.add(item)
+            if isinstance(node.func, ast.Name) and node.func.id in self.classes:
+                returned |= everything  # an object built from these inputs
+            # a method may be another object's of the same name (reader.read): its inputs pass through too
+            return returned | (everything if isinstance(node.func, ast.Attribute) else set())
+        found = self.identify(node)
+        if "feed_dict" in by_keyword:
+            self.record(node, "feed_dict", "feed_dict", True, by_keyword["feed_dict"], key_offset=1)
+        if found is None:
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                    and node.func.attr in FLOW_METHODS:
+                self.bind(node.func.value, set().union(*inputs, *by_keyword.values()), merge=True)
+            return everything
+        api, written, known = found
+        key = self.record(node, api, written, known, everything)
+        return {key}
+
+    def record(self, node: ast.Call, api: str, written: str, known: bool, upstream: set, key_offset: int = 0):
+        """Add (or update, on a later pass) the call found at this place; return its key."""
+        key = (self.cell, node.lineno, node.col_offset + key_offset)
+        if key in self.calls:  # a later pass: only what flows in can have grown
+            self.calls[key].upstream |= {u for u in upstream if u != key}
+            return key
+        spec = spec_of(api)
+        skip = 1 if api in RECEIVER_FIRST and isinstance(node.func, ast.Attribute) and not self.resolve(node.func) \
+            else 0
+        if api == "feed_dict":
+            args = {kw.arg: self.source(kw.value) for kw in node.keywords if kw.arg == "feed_dict"}
+            shown = [f"feed_dict={args['feed_dict']}"]
+        else:
+            args = self.arguments(node, spec.params if spec else (), skip)
+            shown = [self.source(a) for a in node.args]
+            shown += [f"{k.arg}={self.source(k.value)}" if k.arg else f"**{self.source(k.value)}"
+                      for k in node.keywords]
+        call = self.calls.setdefault(key, Call(key, api, written, args, known, shown))
+        call.upstream |= {u for u in upstream if u != key}
+        return key
+
+    def depends_on(self, key: tuple, function: str) -> bool:
+        """Return whether a call's inputs come (directly or not) from a parameter of the function."""
+        seen, todo = set(), [key]
+        while todo:
+            for u in self.node(todo.pop()).upstream:
+                if is_token(u):
+                    if u[1] == function:
+                        return True
+                elif u not in seen:
+                    seen.add(u)
+                    todo.append(u)
+        return False
+
+    def node(self, key: tuple) -> Call:
+        """Return a call found, or a copy made for a call site."""
+        return self.calls[key] if key in self.calls else self.copies[key]
+
+    def copy(self, key: tuple, function: str, site: dict[str, set], where: tuple) -> tuple:
+        """Return the key of a copy of a call made inside a function, fed by what one call site passed in."""
+        original = self.node(key)
+        new_key = (*key, *where)
+        if new_key in self.copies:
+            return new_key
+        self.cloned.add(key)
+        upstream: set = set()
+        for u in original.upstream:
+            if is_token(u):
+                upstream |= site.get(u[2], set()) if u[1] == function else {u}
+            elif self.depends_on(u, function):
+                upstream.add(self.copy(u, function, site, where))
+            else:
+                upstream.add(u)
+        self.copies[new_key] = Call(new_key, original.api, original.written, original.args, original.known,
+                                    original.shown, upstream)
+        return new_key
+
+    def local_function(self, node: ast.Call) -> str | None:
+        """Return the name of a function (or class) of this file that the call calls, else None."""
+        if isinstance(node.func, ast.Name) and node.func.id in self.functions and node.func.id not in self.aliases:
+            return node.func.id
+        if isinstance(node.func, ast.Attribute) and node.func.attr in self.functions:
+            receiver = node.func.value  # self.method(), or LocalClass(...).method()
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") or isinstance(receiver, ast.Call) \
+                    and isinstance(receiver.func, ast.Name) and receiver.func.id in self.classes:
+                return node.func.attr
+        return None
+
+    # --- statements ---------------------------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        """Bind the targets to what flowed into the value; `v1 = tf.compat.v1` is an alias."""
+        path = self.resolve(node.value) if isinstance(node.value, (ast.Name, ast.Attribute)) else None
+        if path and path.startswith("tensorflow") and len(node.targets) == 1 and isinstance(node.targets[0],
+                                                                                            ast.Name):
+            self.aliases[node.targets[0].id] = path
+            return
+        flows = self.flows(node.value)
+        for target in node.targets:
+            self.bind(target, flows)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        """Bind an annotated assignment."""
+        self.bind(node.target, self.flows(node.value))
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        """x += v: v flows into x as well."""
+        self.bind(node.target, self.flows(node.value), merge=True)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        """(x := v) binds x."""
+        self.bind(node.target, self.flows(node.value))
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        """A bare expression: record its calls."""
+        self.flows(node.value)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        """Remember what the current function returns."""
+        flows = self.flows(node.value)
+        if self.current:
+            self.returns[self.current] = self.returns.get(self.current, set()) | flows
+
+    def visit_For(self, node: ast.For) -> None:
+        """The loop variable holds what the iterable held; the body is walked once, its bindings merged."""
+        self.bind(node.target, self.flows(node.iter))
+        self.branches([node.body, node.orelse])
+
+    visit_AsyncFor = visit_For
+
+    def visit_With(self, node: ast.With) -> None:
+        """`with x as y`: y holds x."""
+        for item in node.items:
+            flows = self.flows(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, flows)
+        for statement in node.body:
+            self.visit(statement)
+
+    visit_AsyncWith = visit_With
+
+    def visit_If(self, node: ast.If) -> None:
+        """Both branches may run: each starts from the same bindings, and their bindings are merged."""
+        self.flows(node.test)
+        self.branches([node.body, node.orelse])
+
+    def visit_While(self, node: ast.While) -> None:
+        """A while loop: like an if."""
+        self.flows(node.test)
+        self.branches([node.body, node.orelse])
+
+    def visit_Try(self, node: ast.Try) -> None:
+        """try/except/else/finally: every block may run."""
+        self.branches([node.body, *[h.body for h in node.handlers], node.orelse])
+        for statement in node.finalbody:
+            self.visit(statement)
+
+    visit_TryStar = visit_Try
+
+    def branches(self, blocks: list[list[ast.stmt]]) -> None:
+        """Walk blocks that may each run, from the same bindings, then merge what each bound."""
+        start = dict(self.env)
+        merged: dict[str, set] = {}
+        for block in blocks:
+            self.env = dict(start)
+            for statement in block:
+                self.visit(statement)
+            for name, value in self.env.items():
+                merged[name] = merged.get(name, set()) | value
+        self.env = {**start, **{name: start.get(name, set()) | value for name, value in merged.items()}}
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        """Walk a function with its parameters as tokens, then restore the enclosing bindings."""
+        outer_env, outer_current = self.env, self.current
+        self.env = dict(outer_env)
+        self.current = node.name
+        for param in self.functions.get(node.name, []):
+            self.env[param] = {("param", node.name, param)}
+        for statement in node.body:
+            self.visit(statement)
+        for default in node.args.defaults + node.args.kw_defaults:
+            self.flows(default)
+        self.env, self.current = outer_env, outer_current
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        """Walk a class body (its methods share `self.X`)."""
+        for statement in node.body:
+            self.visit(statement)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Any other statement: record the calls in its expressions."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self.visit(child)
+            elif isinstance(child, ast.expr):
+                self.flows(child)
+
+    # --- the whole file -----------------------------------------------------------------------------------------
+    def prepare(self, trees: list[ast.Module]) -> None:
+        """Collect the file's functions and classes (a class's call binds its `__init__`'s parameters)."""
+        self.classes: set[str] = set()
+        for tree in trees:
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    params = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+                    if params[:1] in (["self"], ["cls"]):
+                        params = params[1:]
+                    self.functions[node.name] = params
+                elif isinstance(node, ast.ClassDef):
+                    self.classes.add(node.name)
+                    init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
+                                None)
+                    params = [a.arg for a in init.args.args[1:]] if init else []
+                    self.functions[node.name] = params
+                    if init:
+                        self.functions.setdefault("__init__", params)
+
+    def run(self, trees: list[tuple[int, ast.Module, str]]) -> None:
+        """Walk the trees twice (so calls see functions defined later), then link parameters across calls."""
+        self.prepare([tree for _, tree, _ in trees])
+        for _ in range(2):
+            self.env, self.sites, self.self_attrs, self.copies = {}, [], dict(self.self_attrs), {}
+            for cell, tree, text in trees:
+                self.cell, self.lines = cell, [line + "\n" for line in text.split("\n")]
+                for statement in tree.body:
+                    self.visit(statement)
+        self.link()
+
+    def link(self) -> None:
+        """Replace parameter tokens by what flowed into the parameters at each call site, until nothing changes."""
+        sites: dict[str, list[dict[str, set]]] = {}
+        for function, site in self.sites:
+            sites.setdefault("__init__" if function in self.classes else function, []).append(site)
+        changed = True
+        while changed:
+            changed = False
+            for call in self.calls.values():
+                if call.key in self.cloned:
+                    continue  # seen through its copies, one per call site
+                for token in [t for t in call.upstream if is_token(t)]:
+                    for site in sites.get(token[1], []):
+                        new = site.get(token[2], set()) - call.upstream - {call.key}
+                        if new:
+                            call.upstream |= new
+                            changed = True
+        for call in [*self.calls.values(), *self.copies.values()]:
+            call.upstream = {u for u in call.upstream if u in self.calls or u in self.copies}
+        for call in self.calls.values():  # a runner's enqueued data flows into its queue
+            if call.api == "QueueRunner":
+                queues = [u for u in call.upstream if self.node(u).kind == "queue"]
+                for u in call.upstream:
+                    if u not in queues and self.node(u).kind in table.STAGES:
+                        for q in queues:
+                            if u not in self.upstream_closure(q) and q not in self.upstream_closure(u):
+                                self.node(q).upstream.add(u)
+
+    def upstream_closure(self, key: tuple) -> set:
+        """Return every call a call's inputs came from, directly or not."""
+        seen, todo = set(), [key]
+        while todo:
+            for u in self.node(todo.pop()).upstream:
+                if u not in seen:
+                    seen.add(u)
+                    todo.append(u)
+        return seen
+
+
+def magic_free(source: str) -> str:
+    """Return a cell's code with IPython magics and shell lines made harmless, keeping line numbers."""
+    lines = source.splitlines()
+    if lines and lines[0].startswith("%%"):
+        if lines[0].split()[0] not in ("%%time", "%%timeit", "%%capture", "%%prun"):
+            return ""
+        lines[0] = ""
+    out = []
+    for line in lines:
+        shell = SHELL_ASSIGN.match(line)
+        if shell:
+            out.append(f"{shell.group(1)}{shell.group(2)} = None")
+        elif MAGIC.match(line) or line.rstrip().endswith("?") and not line.lstrip().startswith("#"):
+            out.append(f"{MAGIC.match(line).group(1) if MAGIC.match(line) else ''}pass")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def read_code(path: Path) -> tuple[list[tuple[int, str]], list[dict]]:
+    """Return [(cell, code)] of a .py file (cell -1) or a notebook's code cells, and the errors reading it."""
+    data = path.read_bytes()
+    if b"\0" in data[:8192]:
+        return [], [{"line": 0, "message": "not a text file (binary content)"}]
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        return [], [{"line": line, "message": "not UTF-8 text"}]
+    if path.suffix != ".ipynb":
+        return [(-1, text)], []
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as error:
+        return [], [{"line": error.lineno, "message": f"not a notebook (bad JSON: {error.msg})"}]
+    cells = notebook.get("cells", []) if isinstance(notebook, dict) else []
+    code = []
+    for i, cell in enumerate(cells):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            code.append((i, "".join(source) if isinstance(source, list) else str(source)))
+    return code, []
+
+
+def scan_file(path: Path, shown: str | None = None) -> Scan:
+    """Scan one .py file or notebook; a part that cannot be parsed is an error, the rest is still scanned."""
+    scan = Scan(shown or str(path))
+    code, scan.errors = read_code(path)
+    trees = []
+    for cell, text in code:
+        text = magic_free(text) if cell >= 0 else text
+        try:
+            trees.append((cell, ast.parse(text), text))
+        except (SyntaxError, ValueError) as error:
+            where = {"cell": cell} if cell >= 0 else {}
+            line = getattr(error, "lineno", None) or 0
+            scan.errors.append({**where, "line": line, "message": f"cannot parse: {getattr(error, 'msg', error)}"})
+    scanner = Scanner(scan)
+    scanner.lines = []
+    scanner.run(trees)
+    scan.calls = sorted(scanner.calls.values(), key=lambda c: c.key)
+    scan.copies, scan.cloned = list(scanner.copies.values()), scanner.cloned
+    return scan
+
+
+def files_under(paths: list[str]) -> tuple[list[tuple[Path, str]], list[Scan]]:
+    """Return the .py and .ipynb files under the paths given ((path, name shown)), and a Scan per missing path."""
+    found, missing = [], []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            for file in sorted(path.rglob("*")):
+                parts = file.relative_to(path).parts
+                if file.suffix in (".py", ".ipynb") and file.is_file() and not SKIP_DIRS & set(parts[:-1]):
+                    found.append((file, str(Path(given) / file.relative_to(path))))
+        elif path.is_file():
+            found.append((path, given))
+        else:
+            missing.append(Scan(given, errors=[{"line": 0, "message": "no such file or folder"}]))
+    return found, missing
+
+
+def scan_paths(paths: list[str], progress_from: int = 200) -> list[Scan]:
+    """Scan every file under the paths; a progress bar (stderr) from `progress_from` files on."""
+    found, scans = files_under(paths)
+    iterator = found
+    if len(found) >= progress_from:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(found, desc="scanning", unit="file", leave=False)
+    scans += [scan_file(path, shown) for path, shown in iterator]
+    return scans
+
+
+# --- pipelines -------------------------------------------------------------------------------------------------
+def pipelines(scan: Scan) -> list[list[Call]]:
+    """Return each pipeline in the file, in data order: a last stage with every stage that feeds it, and the
+    runners attached to those stages. Only connected calls (two stages or more) form a pipeline; a function called
+    from several places is followed separately from each (its calls appear in each pipeline)."""
+    by_key = {c.key: c for c in [*scan.calls, *scan.copies] if c.key not in scan.cloned}
+    stages = {k for k, c in by_key.items() if c.kind in table.STAGES}
+    downstream: dict[tuple, set] = {k: set() for k in by_key}
+    for c in by_key.values():
+        for u in c.upstream:
+            if u in downstream:
+                downstream[u].add(c.key)
+
+    def ancestors(key: tuple) -> set:
+        seen, todo = set(), [key]
+        while todo:
+            for u in by_key[todo.pop()].upstream:
+                if u not in seen and u in by_key:
+                    seen.add(u)
+                    todo.append(u)
+        return seen
+
+    feeding = {k: ancestors(k) for k in stages}
+    found, seen = [], set()
+    for key in sorted(stages):
+        members = (feeding[key] & stages) | {key}
+        if len(members) < 2 or any(key in feeding[other] for other in stages - {key}):
+            continue  # a single call, or not the last stage
+        originals = {k[:3] for k in members}
+        plumbing: set = set()
+        grown = True
+        while grown:  # runners fed by those stages, and the runners registered or started from them
+            near = originals | {k[:3] for k in plumbing}
+            more = {k for k, c in by_key.items() if c.kind in table.PLUMBING and k not in plumbing
+                    and ({u[:3] for u in c.upstream} | {d[:3] for d in downstream[k]}) & near}
+            plumbing |= more
+            grown = bool(more)
+        pipeline = order([by_key[k] for k in members | plumbing])
+        signature = tuple(c.key[:3] for c in pipeline)
+        if signature not in seen:
+            seen.add(signature)
+            found.append(pipeline)
+    return found
+
+
+RANK = {kind: i for i, kind in enumerate((*table.STAGES, *table.PLUMBING))}
+
+
+def order(calls: list[Call]) -> list[Call]:
+    """Return calls in data order (a call after every call it depends on); ties by stage (producer, reader,
+    decoder, queue, batch, runners), then by place in the file."""
+    keys = {c.key for c in calls}
+    done: set = set()
+    ordered: list[Call] = []
+    left = sorted(calls, key=lambda c: (RANK.get(c.kind, 9), c.key))
+    while left:
+        ready = next((c for c in left if not (c.upstream & keys) - done), left[0])
+        ordered.append(ready)
+        done.add(ready.key)
+        left.remove(ready)
+    return ordered
+
+
+def sketch(pipeline: list[Call]) -> str:
+    """Return the `tf.data` chain for a pipeline, from its calls' forms: a sketch to review, not tested code.
+    It starts from the first producer and reader; any other source is named in a comment."""
+    stages = [c for c in pipeline if c.kind in table.STAGES]
+    sources = [c for c in stages if c.kind in ("producer", "reader")]
+    first = {kind: next((c for c in sources if c.kind == kind), None) for kind in ("producer", "reader")}
+    extra = [c for c in sources if c not in first.values()]
+    steps: list[str] = [] if first["producer"] else ["tf.data.Dataset.from_tensor_slices(filenames)"]
+    for call in stages:
+        if call in extra:
+            continue
+        for step in form(call):
+            step = step.split("  #")[0]
+            if step.startswith(".map(<") and "num_parallel_calls" in step:
+                threads = step.rsplit("num_parallel_calls=", 1)[1][:-1]
+                last_map = max((i for i, s in enumerate(steps) if s.startswith(".map(")), default=None)
+                if last_map is not None and "num_parallel_calls" not in steps[last_map]:
+                    steps[last_map] = steps[last_map][:-1] + f", num_parallel_calls={threads})"
+                    continue
+            if step == ".prefetch(tf.data.AUTOTUNE)" or step == ".batch(batch_size)" and steps and \
+                    re.match(r"\.(padded_)?batch\(", steps[-1]):
+                continue
+            steps.append(step)
+    steps.append(".prefetch(tf.data.AUTOTUNE)")
+    notes = [f"# also fed by {c.api} ({f'cell {c.cell}, ' if c.cell >= 0 else ''}line {c.line}): "
+             "combine the sources (zip, interleave or concatenate)" for c in extra]
+    head, *rest = steps
+    return "\n".join([*notes, "dataset = (" + "\n    ".join([head, *rest]) + ")"])
+
+
+def form(call: Call) -> list[str]:
+    """Return a call's `tf.data` form (chain steps or a sentence), its arguments filled in; [] when unknown."""
+    spec = spec_of(call.api)
+    return spec.steps(call.args) if spec and call.known else []
+
+
+def pitfalls(call: Call) -> list[str]:
+    """Return what differs between a call and its tf.data form: the call's own pitfalls and its arguments'."""
+    spec = spec_of(call.api)
+    if not spec or not call.known:
+        return []
+    found = list(spec.pitfalls(call.args))
+    for name in call.args:
+        argument = table.SPECS.get(name)
+        if argument and argument.kind == "argument" and name != call.api:
+            found += [p for p in argument.pitfalls(call.args) if p not in found]
+    return found
+
+
+def rows(call: Call) -> list:
+    """Return the map rows that cover a call and its arguments (each with the section that proves the pair)."""
+    known = table.known()
+    found = [known[call.api].row] if call.known and call.api in known else []
+    for name in call.args:
+        if name in known and known[name].spec.kind == "argument" and known[name].row not in found:
+            found.append(known[name].row)
+    return found
