@@ -149,6 +149,28 @@ def run_with_runners_swallows_error(sess: Any, fetch: Any, steps: int) -> list:
     return values
 
 
+def _student_loop(fetch: Any, coord: Any, *, local_init: bool = True, start: bool = True, catch: bool = True,
+                  stop: bool = True, close: bool = True) -> list:
+    """The session loop a student writes (init, start the runners, run until told to stop); keywords drop a step."""
+    sess = v1.Session()
+    sess.run([v1.global_variables_initializer()] + ([v1.local_variables_initializer()] if local_init else []))
+    threads = v1.train.start_queue_runners(sess, coord) if start else []
+    batches = []
+    try:
+        while not coord.should_stop():
+            batches.append(sess.run(fetch))
+    except tf.errors.OutOfRangeError:
+        if not catch:
+            raise
+    finally:
+        if stop:
+            coord.request_stop()
+            coord.join(threads)
+        if close:
+            sess.close()
+    return batches
+
+
 # --- 03.3 join_epoch -----------------------------------------------------------------------------------
 
 JOIN_EPOCH_SOLUTION = """
@@ -211,23 +233,7 @@ def join_epoch(*, num_epochs: int | None = 1, allow_smaller_final_batch: bool = 
                                        allow_smaller_final_batch=allow_smaller_final_batch)
         if not coord_given:
             coord = v1.train.Coordinator()
-        sess = v1.Session()
-        sess.run([v1.global_variables_initializer(), v1.local_variables_initializer()])
-        threads = v1.train.start_queue_runners(sess, coord) if start else []
-        batches = []
-        try:
-            while not coord.should_stop():
-                batches.append(sess.run(keys))
-        except tf.errors.OutOfRangeError:
-            if not catch:
-                raise
-        finally:
-            if stop:
-                coord.request_stop()
-                coord.join(threads)
-            if close:
-                sess.close()
-        return batches
+        return _student_loop(keys, coord, start=start, catch=catch, stop=stop, close=close)
 
     if not own_graph:
         return answer
@@ -304,22 +310,7 @@ def one_epoch_keys(*, files: str = "given", what: str = "keys", num_epochs: int 
         key, record = v1.FixedLengthRecordReader(record_bytes=RECORD_BYTES).read(filename_queue)
         value = key if what == "keys" else tf.cast(tf.io.decode_raw(record, tf.uint8)[0], tf.int64)
         batch = v1.train.batch([value], batch_size or size, allow_smaller_final_batch=allow_smaller_final_batch)
-        sess = v1.Session()
-        sess.run([v1.global_variables_initializer()] + ([v1.local_variables_initializer()] if local_init else []))
-        coord = v1.train.Coordinator()
-        threads = v1.train.start_queue_runners(sess, coord)
-        batches = []
-        try:
-            while not coord.should_stop():
-                batches.append(sess.run(batch))
-        except tf.errors.OutOfRangeError:
-            pass
-        finally:
-            if join:
-                coord.request_stop()
-                coord.join(threads)
-                sess.close()
-        return batches
+        return _student_loop(batch, v1.train.Coordinator(), local_init=local_init, stop=join, close=join)
     return answer
 
 
