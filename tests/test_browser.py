@@ -12,8 +12,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,9 +19,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_support import CHROMIUM, CHROMIUM_FLAGS, free_port, needs_chromium, stop, wait_for_jupyter
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "out" / "browser"
 # front end -> (the jupyter subcommand that serves it, the notebook's URL path, its app's extra options)
 FRONT_ENDS = {
@@ -33,19 +31,9 @@ FRONT_ENDS = {
 }
 NOTEBOOK = "05_live_dashboard.ipynb"
 LIVE_RUNS = 3  # the three scripted runs: input-bound, compute-bound, balanced
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="the browser test needs Debian's Chromium at /usr/bin/chromium: `apt-get install chromium` "
-           "(.ci/run installs it)")
+pytestmark = needs_chromium
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def cells_up_to_last_live_run(path: Path) -> int:
@@ -74,25 +62,11 @@ def lab(request, tmp_path):
          f"--ServerApp.root_dir={tmp_path}", *options, *(["--allow-root"] if os.geteuid() == 0 else [])],
         env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "server.log", "w"), start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline and server.poll() is None:
-        try:
-            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as reply:
-                if reply.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        server.kill()
-        pytest.fail(f"jupyter {command} did not start: {(tmp_path / 'server.log').read_text()[-2000:]}")
+    wait_for_jupyter(server, base, token, tmp_path / "server.log", f"jupyter {command}")
     try:
         yield front_end, base, base + url_path.format(notebook=NOTEBOOK), token, tmp_path / NOTEBOOK
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        stop(server)
 
 
 def kernel_idle(base: str, token: str) -> bool:

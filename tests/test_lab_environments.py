@@ -17,23 +17,17 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import signal
-import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_support import CHROMIUM, CHROMIUM_FLAGS, free_port, get, needs_chromium, stop, wait_for_jupyter
 
 from tutorial_lib.classroom.course import COURSE
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "out" / "lab-environments"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 # environment -> (its make target, its virtual environment)
 ENVIRONMENTS = {"student": ("lab", ".venv-student"), "instructor": ("lab-instructor", ".venv")}
 # What the student's kernel must not be able to import: the dev tools and the instructor's.
@@ -44,26 +38,9 @@ NEWS_PROMPT = "official Jupyter news"
 NEWS_WAIT_S = 4  # how long a page is watched for the news prompt after the file browser has listed the notebooks
 FIRST_NOTEBOOK = next(iter(COURSE)) + ".ipynb"
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="the browser test needs Debian's Chromium at /usr/bin/chromium: `apt-get install chromium` "
-           "(.ci/run installs it)")
+pytestmark = needs_chromium
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def get(url: str, token: str) -> tuple[int, bytes]:
-    """GET a server URL with the token in the header; return (status, body), 4xx/5xx included."""
-    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as reply:
-            return reply.status, reply.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
 
 
 @pytest.fixture(params=sorted(ENVIRONMENTS))
@@ -86,24 +63,11 @@ def lab(request, tmp_path):
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT,
                               start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline and server.poll() is None:
-        try:
-            if get(f"{base}/api/status", token)[0] == 200:
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        os.killpg(server.pid, signal.SIGKILL)
-        pytest.fail(f"`make {target}` did not start JupyterLab: {log.read_text()[-2000:]}")
+    wait_for_jupyter(server, base, token, log, f"`make {target}`")
     try:
         yield name, base, token, log
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        stop(server)
 
 
 def test_each_environment_opens_the_course_with_only_its_own_tools(lab):

@@ -18,17 +18,15 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from browser_support import CHROMIUM, CHROMIUM_FLAGS, needs_chromium
 
 from tutorial_lib.classroom import migration, site
 from tutorial_lib.classroom.course import read, source, tags
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "out" / "site-test"
 # sphinx-book-theme 1.4 reads a Sphinx attribute that Sphinx 11 will remove: its warning, not ours.
 pytestmark = pytest.mark.filterwarnings("ignore:'sphinx_book_theme.*is deprecated")
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
@@ -155,8 +153,7 @@ def _word_only_in(path: Path, paths: list[Path]) -> str:
     return next(w for w, _ in _prose_words(path).most_common() if w not in others)
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="the site's browser test needs Debian's Chromium at "
-                    "/usr/bin/chromium: `apt-get install chromium` (.ci/run installs it)")
+@needs_chromium
 def test_every_page_in_chromium(built, served):
     from playwright.sync_api import sync_playwright
 
