@@ -161,12 +161,15 @@ def test_the_pipeline_follows_the_data_not_the_lines(tmp_path):
         ["range_input_producer@12", "batch@13"]]
     sketch = migrate.sketch(migrate.pipelines(result)[0])
     assert sketch == (
+        "# TFRecordReader: the chain yields records without the reader's keys; rebuild them if the batch used them\n"
         'dataset = (tf.data.Dataset.from_tensor_slices(["a.tfr"]).shuffle(len(["a.tfr"])).repeat(3)\n'
         "    .flat_map(lambda filename: tf.data.TFRecordDataset(filename))\n"
         '    .map(lambda record: tf.io.parse_single_example(record, {"x": tf.FixedLenFeature([], tf.string)}))\n'
         "    .map(lambda record: tf.io.decode_png(record, channels=1), num_parallel_calls=2)\n"
         "    .shuffle(100)\n    .batch(16, drop_remainder=True)\n    .prefetch(tf.data.AUTOTUNE))")
     assert "sketch to review" in migrate_report.text([result])
+    reader = next(c for c in result.calls if c.api == "TFRecordReader")
+    assert any("rebuild it" in p and "key" in p for p in migrate.pitfalls(reader))  # the key tf.data does not give
 
 
 def test_a_helper_called_from_two_pipelines_does_not_join_them(tmp_path):

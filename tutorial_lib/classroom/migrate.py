@@ -722,6 +722,9 @@ def sketch(pipeline: list[Call]) -> str:
     steps.append(".prefetch(tf.data.AUTOTUNE)")
     notes = [f"# also fed by {c.api} ({f'cell {c.cell}, ' if c.cell >= 0 else ''}line {c.line}): "
              "combine the sources (zip, interleave or concatenate)" for c in extra]
+    if first["reader"]:
+        notes.append(f"# {first['reader'].api}: the chain yields records without the reader's keys; rebuild them if "
+                     "the batch used them")
     head, *rest = steps
     return "\n".join([*notes, "dataset = (" + "\n    ".join([head, *rest]) + ")"])
 

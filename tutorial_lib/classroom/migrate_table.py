@@ -113,9 +113,11 @@ def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
     found = []
     if shuffle:
         found.append(f"`shuffle_batch` samples from a pool of `min_after_dequeue` ({args.get('min_after_dequeue')}) "
-                     f"to `capacity` ({args.get('capacity')}) examples; `Dataset.shuffle(buffer_size)` samples from "
-                     "exactly `buffer_size` and fills that buffer before the first batch (time and memory): "
-                     "`min_after_dequeue` is the pool TF1 guaranteed, `capacity` the most it held")
+                     f"to `capacity` ({args.get('capacity')}) examples, refilled by runner threads in the background; "
+                     "`Dataset.shuffle(buffer_size)` samples from a buffer of `buffer_size`, filled when iteration "
+                     "starts (the first batch waits for it: time and memory) and then refilled as it goes: "
+                     "`min_after_dequeue` is the pool TF1 guaranteed, so it is the `buffer_size`; `capacity` was only "
+                     "the most the queue held")
     elif "capacity" in args:
         found.append(f"`capacity={args['capacity']}` counted examples in the batch queue; `prefetch` counts "
                      "batches (AUTOTUNE sizes it)")
@@ -128,6 +130,16 @@ def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
         found.append(f"`num_threads={threads}` ran that many copies of the enqueue op, in no fixed order; "
                      f"`num_parallel_calls={threads}` keeps the order unless `deterministic=False`")
     return found
+
+
+READER_KEY = ("`reader.read` returned (key, value), the key naming the file and record; the dataset yields the "
+              "records only: where the pipeline uses the key, rebuild it (e.g. `enumerate()` inside the per-file "
+              "`flat_map`)")
+
+
+def _reader_pitfalls(extra: Callable[[Args], list[str]]) -> Callable[[Args], list[str]]:
+    """Return a reader's pitfalls: its arguments' (from `extra`), then the key that tf.data does not give."""
+    return lambda a: [*extra(a), READER_KEY]
 
 
 def _reader_step(dataset: str, first: str, args: Args, keywords: tuple[str, ...] = ()) -> list[str]:
@@ -186,18 +198,20 @@ SPECS: dict[str, Spec] = {
         "reader", ("skip_header_lines", "name"),
         lambda a: [".flat_map(lambda filename: tf.data.TextLineDataset(filename)"
                    + (f".skip({a['skip_header_lines']}))" if "skip_header_lines" in a else ")")],
-        lambda a: ["`skip_header_lines` skipped each file's header: `.skip` inside the per-file `flat_map`, not after "
-                   "it"] if "skip_header_lines" in a else []),
+        _reader_pitfalls(lambda a: ["`skip_header_lines` skipped each file's header: `.skip` inside the per-file "
+                                    "`flat_map`, not after it"] if "skip_header_lines" in a else [])),
     "FixedLengthRecordReader": Spec(
         "reader", ("record_bytes", "header_bytes", "footer_bytes", "hop_bytes", "name", "encoding"),
         lambda a: _reader_step("FixedLengthRecordDataset", "record_bytes", a,
                                ("header_bytes", "footer_bytes", "compression_type")),
-        lambda a: ["`hop_bytes` has no FixedLengthRecordDataset counterpart"] if "hop_bytes" in a else []),
+        _reader_pitfalls(lambda a: ["`hop_bytes` has no FixedLengthRecordDataset counterpart"]
+                         if "hop_bytes" in a else [])),
     "TFRecordReader": Spec(
         "reader", ("name", "options"),
         lambda a: [".flat_map(lambda filename: tf.data.TFRecordDataset(filename"
                    + (", compression_type=<from options>))" if "options" in a else "))")],
-        lambda a: [f"`options={a['options']}`: pass its compression as `compression_type`"] if "options" in a else []),
+        _reader_pitfalls(lambda a: [f"`options={a['options']}`: pass its compression as `compression_type`"]
+                         if "options" in a else [])),
     "decode_csv": Spec("decoder", ("records", "record_defaults", "field_delim", "use_quote_delim", "name", "na_value",
                                    "select_cols"),
                        _decode("decode_csv", "line", "record_defaults", "=field_delim", "=na_value", "=select_cols")),
@@ -251,7 +265,8 @@ SPECS: dict[str, Spec] = {
         "queue", ("capacity", "min_after_dequeue", "dtypes", "shapes", "names", "seed", "shared_name", "name"),
         lambda a: [f".shuffle({a.get('min_after_dequeue', 'buffer_size')}{_kw(a, 'seed')})"],
         lambda a: [f"the queue samples from `min_after_dequeue` ({a.get('min_after_dequeue')}) to `capacity` "
-                   f"({a.get('capacity')}) elements; `shuffle(buffer_size)` from exactly `buffer_size`"]),
+                   f"({a.get('capacity')}) elements; `shuffle(buffer_size)` from a buffer of `buffer_size`: use "
+                   "`min_after_dequeue` as the `buffer_size`"]),
     "PaddingFIFOQueue": Spec("queue", ("capacity", "dtypes", "shapes", "names", "shared_name", "name"),
                              lambda a: [".padded_batch(batch_size)"],
                              lambda a: ["`padded_batch` pads each batch to its longest element, as the queue did"]),

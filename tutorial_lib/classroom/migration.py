@@ -30,9 +30,11 @@ MAP = [
     Row("`string_input_producer(files, shuffle, num_epochs)`",
         "`from_tensor_slices(files).shuffle(len(files)).repeat(n)`, readers via `interleave` / `flat_map`",
         "03a_queues_and_threads#One epoch, every example exactly once"),
-    Row("`slice_input_producer([arrays])`", "`from_tensor_slices(arrays)`",
+    Row("`slice_input_producer([arrays])`", "`from_tensor_slices(arrays)` (`.shuffle`, `.repeat`: the producer "
+        "shuffles and repeats by default)",
         "04_preloaded_data#Today's form: `Dataset.from_tensor_slices`"),
-    Row("`range_input_producer(n)`", "`Dataset.range(n)` (`.shuffle`, `.repeat`)",
+    Row("`range_input_producer(n)`", "`Dataset.range(n)` (`.shuffle`, `.repeat`: the producer shuffles and repeats "
+        "by default)",
         "10_queues_to_tf_data#Range producer"),
     Row("`TextLineReader(skip_header_lines=1)` + `decode_csv`", "`TextLineDataset(f).skip(1)` + `decode_csv` "
         "(per file, in `flat_map`)", "02_reading_files#The same with `tf.data`"),
@@ -40,10 +42,11 @@ MAP = [
         "02_reading_files#Fixed-length records: the CIFAR-10 layout"),
     Row("`TFRecordReader` + `parse_single_example`", "`TFRecordDataset` + `parse_single_example`",
         "02_reading_files#TFRecord files and `tf.train.Example`"),
-    Row("`train.batch`", "`Dataset.batch`", "02_reading_files#The example queue"),
+    Row("`train.batch`", "`batch(n, drop_remainder=True)`: TF1's default (`allow_smaller_final_batch=False`) "
+        "dropped a short last batch", "02_reading_files#The example queue"),
     Row("`train.shuffle_batch(capacity, min_after_dequeue)`", "`shuffle(buffer_size).batch(n)`",
         "03b_batching_and_shuffling#Shuffle quality against `min_after_dequeue`"),
-    Row("`train.batch_join` (several readers, in order)",
+    Row("`train.batch_join` (several readers, no shuffling)",
         "`interleave(cycle_length=readers, num_parallel_calls=...)` + `batch`",
         "03b_batching_and_shuffling#One reader with many threads, or many readers"),
     Row("`train.shuffle_batch_join` (several readers sharing one filename queue)",
@@ -73,7 +76,8 @@ MAP = [
     Row("`Saver` checkpoints read by a separate evaluation process (`tf.train.checkpoints_iterator`)",
         "`tf.train.Checkpoint` + `CheckpointManager`; the same `tf.train.checkpoints_iterator`",
         "07b_validate_in_another_process#The TF2 form: `tf.train.Checkpoint`, and the same `checkpoints_iterator`"),
-    Row("reader / batch `num_threads`", "`map(num_parallel_calls=...)`, `interleave(num_parallel_calls=...)`, "
+    Row("batch `num_threads`; several readers (`*_join`)",
+        "`map(num_parallel_calls=...)`, `interleave(num_parallel_calls=...)`, "
         "`prefetch`", "03b_batching_and_shuffling#One reader with many threads, or many readers"),
 ]
 
@@ -91,7 +95,7 @@ COVERS: dict[str, tuple[str, ...]] = {
                                                   "parse_single_sequence_example", "parse_example"),
     "`train.batch`": ("batch", "FIFOQueue"),
     "`train.shuffle_batch(capacity, min_after_dequeue)`": ("shuffle_batch", "RandomShuffleQueue"),
-    "`train.batch_join` (several readers, in order)": ("batch_join",),
+    "`train.batch_join` (several readers, no shuffling)": ("batch_join",),
     "`train.shuffle_batch_join` (several readers sharing one filename queue)": ("shuffle_batch_join",),
     "`train.maybe_batch(keep_input=...)`": ("maybe_batch", "maybe_shuffle_batch", "maybe_batch_join",
                                             "maybe_shuffle_batch_join"),
@@ -108,7 +112,7 @@ COVERS: dict[str, tuple[str, ...]] = {
     "feedable iterator (`string_handle`)": ("string_handle", "from_string_handle"),
     "`Saver` checkpoints read by a separate evaluation process (`tf.train.checkpoints_iterator`)":
         ("checkpoints_iterator",),
-    "reader / batch `num_threads`": ("num_threads",),
+    "batch `num_threads`; several readers (`*_join`)": ("num_threads",),
 }
 
 

@@ -111,7 +111,8 @@ def time_line(estimate: StudyTime) -> str:
     """The Overview's line: the total and how it splits."""
     return (f"**Time:** about {estimate.minutes} minutes: reading about {round(estimate.reading_minutes)}, "
             f"the {estimate.exercises} exercises about {round(estimate.exercise_minutes)}, running "
-            f"{RUN_MINUTES:g}, the sum rounded up to {ROUND_TO} (how this is estimated: `notebooks/INSTRUCTORS.md`).")
+            f"{RUN_MINUTES:g}, the sum rounded up to a multiple of {ROUND_TO} (how this is estimated: "
+            "`notebooks/INSTRUCTORS.md`).")
 
 
 def instructors_table(paths: list[Path]) -> str:
