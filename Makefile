@@ -47,16 +47,18 @@ LAB_DIR ?= notebooks
 lab-instructor: $(STAMP) $(VENV)/$(LAB_OVERRIDES)
 	cd $(LAB_DIR) && $(CURDIR)/$(BIN)/jupyter lab $(LAB_OPTIONS) $(LAB_ARGS)
 
-# The measured notebooks are also run on one core (`make machines` runs every notebook under every setting).
+# nbval: every notebook executed in a fresh kernel, its outputs compared with the committed ones, each exercise's
+# student stub and checker run before its solution.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p tutorial_lib.classroom.nbval_student
+# The measured notebooks run alone, on one core (`make machines` runs every notebook under every setting).
 MEASURED_NOTEBOOKS := 05_live_dashboard 06_profiler_check
 
-# The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs.
+# The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs. First the tests and
+# the other notebooks, two at a time (pytest-xdist, one worker per file or notebook), then the measured notebooks.
 test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_OVERRIDES)
-	$(BIN)/python -m pytest tests
-	$(BIN)/python -m tutorial_lib check-checkers --cases tests
-	$(BIN)/python -m tutorial_lib notebooks $(MEASURED_NOTEBOOKS) --machine one-core --report out/machines/test-one-core.md
-	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider \
-		-p tutorial_lib.classroom.nbval_student notebooks
+	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile $(NBVAL) tests notebooks \
+		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb)
+	$(BIN)/python -m pytest -p no:cacheprovider $(NBVAL) --one-core $(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb)
 
 # Every exercise checker against its right answers and one wrong answer (mutant) per requirement.
 check-checkers: $(STAMP)

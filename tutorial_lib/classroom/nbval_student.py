@@ -6,12 +6,16 @@ edition puts there (`edition.stub_for`) runs in the same kernel, followed by the
 run without error and say "not done yet". Then the solution and the checker run as stored and nbval compares
 their outputs as usual. What the student edition needs beyond that -- no solution line left in a stub, no later
 cell using a name only a solution defines -- is checked statically in tests/test_classroom.py.
+
+With `--one-core`, this pytest process, and so every kernel it starts, runs on one core (`machines.applied`):
+`make test` runs the measured notebooks (05, 06) that way, as a hub that gives each student one core.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from tutorial_lib.classroom import machines
 from tutorial_lib.classroom.edition import stub_for
 
 NOT_DONE = "not done yet"
@@ -64,3 +68,18 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             result.append(_stub_item(item, checker))
         result.append(item)
     items[:] = result
+
+
+def pytest_addoption(parser) -> None:
+    """`--one-core`: run this session's kernels on one core."""
+    parser.addoption("--one-core", action="store_true", help="pin this process, and every kernel it starts, to one "
+                     "core (as a hub that gives each student one core)")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session):
+    """Run the tests under the `one-core` machine setting when asked to (the affinity is restored after)."""
+    if not session.config.getoption("one_core"):
+        return (yield)
+    with machines.applied("one-core"):
+        return (yield)

@@ -129,26 +129,41 @@ def check_run_with_runners(run_with_runners: Callable) -> Verdict:
 
 
 class _SessionsRecorded:
-    """While active, record every tf.compat.v1.Session created (to see that the answer closes its own)."""
+    """While active, record every tf.compat.v1.Session and train.Coordinator created (to see that the answer
+    closes its own, and to stop what it left running)."""
 
     def __enter__(self) -> _SessionsRecorded:
+        v1 = import_tensorflow().compat.v1
         self.sessions: list = []
-        self._class = import_tensorflow().compat.v1.Session
-        self._original = self._class.__dict__["__init__"]
-        original, sessions = self._original, self.sessions
-
-        def __init__(session, *args, **kwargs):
-            original(session, *args, **kwargs)
-            sessions.append(session)
-
-        self._class.__init__ = __init__
+        self.coordinators: list = []
+        self._saved = [(cls, cls.__dict__["__init__"]) for cls in (v1.Session, v1.train.Coordinator)]
+        for (cls, original), made in zip(self._saved, (self.sessions, self.coordinators), strict=True):
+            cls.__init__ = self._recording(original, made)
         return self
 
+    @staticmethod
+    def _recording(original, made: list):
+        def __init__(instance, *args, **kwargs):
+            original(instance, *args, **kwargs)
+            made.append(instance)
+        return __init__
+
     def __exit__(self, *exc) -> None:
-        self._class.__init__ = self._original
+        for cls, original in self._saved:
+            cls.__init__ = original
 
     def still_open(self) -> list:
         return [s for s in self.sessions if not s._closed]
+
+    def stop_what_was_left(self, threads: list[threading.Thread]) -> None:
+        """Stop an answer's leftovers: request a stop from its coordinators (their close-on-stop threads wait for
+        one), close its sessions (cancelling what its enqueue threads wait for), then join those threads."""
+        for coord in self.coordinators:
+            coord.request_stop()
+        for session in self.still_open():
+            session.close()
+        for thread in threads:
+            thread.join(timeout=5)
 
 
 
@@ -287,8 +302,7 @@ def check_one_epoch_keys(one_epoch_keys: Callable[[list, int], list]) -> Verdict
                                    "variables too.") from None
                 finally:
                     leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-                    for session in recorded.still_open():
-                        session.close()  # cancels what the leaked threads wait for
+                    recorded.stop_what_was_left(leaked)
             if leaked:
                 raise Mismatch("no runner threads left", f"{len(leaked)} still running",
                                "Ask the Coordinator to stop, then join the threads, before returning (or let "
