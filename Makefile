@@ -53,12 +53,15 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 # The measured notebooks run alone, on one core (`make machines` runs every notebook under every setting).
 MEASURED_NOTEBOOKS := 05_live_dashboard 06_profiler_check
 
-# The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs. First the tests and
-# the other notebooks, two at a time (pytest-xdist, one worker per file or notebook), then the measured notebooks.
+# The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs. First the other
+# notebooks and the tests, TEST_WORKERS files at a time (pytest-xdist; a notebook's cells stay together, in order),
+# then the measured notebooks side by side, each alone on a core of its own.
+TEST_WORKERS ?= 3
 test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_OVERRIDES)
-	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile $(NBVAL) tests notebooks \
+	$(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(NBVAL) notebooks tests \
 		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb)
-	$(BIN)/python -m pytest -p no:cacheprovider $(NBVAL) --one-core $(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb)
+	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile $(NBVAL) --one-core \
+		$(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb)
 
 # Every exercise checker against its right answers and one wrong answer (mutant) per requirement.
 check-checkers: $(STAMP)

@@ -1,10 +1,11 @@
 """The exercise checkers' tables and the mutation report that runs them.
 
 Every exercise's right answers and mutants (one wrong answer per requirement, at least three per exercise) live in
-tests/exercise_cases_<notebook>.py; the mutation report (`python -m tutorial_lib check-checkers`, a step of
-`make test`) runs them all. Here: the tables cover every requirement of every checker, every hint a requirement
-names is one its checker can print, the report itself fails when it must (an accepted mutant, a rejected right
-answer, a missing hint, a gap), and the REJECTED rows (unfinished cells, crashes) are rejected.
+tests/exercise_cases_<notebook>.py; the mutation report (`python -m tutorial_lib check-checkers`) and
+tests/test_checker_mutants.py (in `make test`) run them all. Here: the tables cover every requirement of every
+checker, every hint a requirement names is one its checker can print, the report itself fails when it must (an
+accepted mutant, a rejected right answer, a missing hint, a gap), and the REJECTED rows (unfinished cells,
+crashes) are rejected.
 """
 
 from __future__ import annotations
