@@ -113,10 +113,10 @@ def command_list() -> str:
 
 
 def run_note(path: Path, position: int, count: int) -> str:
-    """Return the "Run this notebook" admonition of a notebook page."""
-    return (f"```{{admonition}} Run this notebook\n:class: tip\n\nNotebook {position} of {count - 1}, file "
-            f"`notebooks/{path.name}`. This page shows the outputs stored in the notebook; nothing here needs a "
-            f"running kernel. To run it yourself, in a clone of the repository (the README's two commands):\n\n"
+    """Return the "Run this notebook" admonition of a notebook page (`position` 0 for the first notebook)."""
+    return (f"```{{admonition}} Run this notebook\n:class: tip\n\nNotebook {position + 1} of {count} in course "
+            f"order, file `notebooks/{path.name}`. This page shows the outputs stored in the notebook; nothing here "
+            f"needs a running kernel. To run it yourself, in a clone of the repository (the README's two commands):\n\n"
             f"{command_list()}\n\nIn JupyterLab, open `{path.name}`. On this page the exercise solutions are "
             "folded: \"Show the solution\" opens one.\n```")
 
