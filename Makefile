@@ -53,15 +53,19 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 # The measured notebooks run alone, on one core (`make machines` runs every notebook under every setting).
 MEASURED_NOTEBOOKS := 05_live_dashboard 06_profiler_check
 
+# Tests that run a measured notebook in a browser, alone: notebook 05's own assertions must hold there too.
+MEASURED_TESTS := tests/test_browser.py
+
 # The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs. First the other
 # notebooks and the tests, TEST_WORKERS files at a time (pytest-xdist; a notebook's cells stay together, in order),
-# then the measured notebooks side by side, each alone on a core of its own.
+# then the measured notebooks side by side, each alone on a core of its own, then the browser test alone.
 TEST_WORKERS ?= 3
 test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_OVERRIDES)
 	$(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(NBVAL) notebooks tests \
-		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb)
+		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) $(MEASURED_TESTS:%=--ignore=%)
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile $(NBVAL) --one-core \
 		$(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb)
+	$(BIN)/python -m pytest -p no:cacheprovider $(MEASURED_TESTS)
 
 # Every exercise checker against its right answers and one wrong answer (mutant) per requirement.
 check-checkers: $(STAMP)

@@ -15,7 +15,6 @@ LONGEST_FIRST = [
     "notebooks/11_scaling_out.ipynb",
     "tests/test_service.py",
     "notebooks/10_queues_to_tf_data.ipynb",
-    "tests/test_browser.py",
     "notebooks/07b_validate_in_another_process.ipynb",
     "notebooks/09_ptb_producer.ipynb",
     "tests/test_lab_environments.py",
