@@ -52,19 +52,22 @@ lab-instructor: $(STAMP) $(VENV)/$(LAB_OVERRIDES)
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p tutorial_lib.classroom.nbval_student
 # The measured notebooks run alone, on one core (`make machines` runs every notebook under every setting).
 MEASURED_NOTEBOOKS := 05_live_dashboard 06_profiler_check
+# Tests that run on 06's core after it, while 05 still runs on the other (tests/conftest.py: CORE_GROUPS).
+BESIDE_MEASURED := tests/test_nbgrader.py
 
 # Tests that run a measured notebook in a browser, alone: notebook 05's own assertions must hold there too.
 MEASURED_TESTS := tests/test_browser.py
 
 # The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs. First the other
 # notebooks and the tests, TEST_WORKERS files at a time (pytest-xdist; a notebook's cells stay together, in order),
-# then the measured notebooks side by side, each alone on a core of its own, then the browser test alone.
+# then the measured notebooks side by side, each on a core of its own (05 alone; 06, then the nbgrader round trip),
+# then the browser test alone.
 TEST_WORKERS ?= 3
 test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_OVERRIDES)
 	$(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(NBVAL) notebooks tests \
-		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) $(MEASURED_TESTS:%=--ignore=%)
-	$(BIN)/python -m pytest -p no:cacheprovider -n 2 --dist loadfile $(NBVAL) --one-core \
-		$(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb)
+		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) $(addprefix --ignore=,$(BESIDE_MEASURED) $(MEASURED_TESTS))
+	$(BIN)/python -m pytest -p no:cacheprovider -n 2 $(NBVAL) --one-core \
+		$(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb) $(BESIDE_MEASURED)
 	$(BIN)/python -m pytest -p no:cacheprovider $(MEASURED_TESTS)
 
 # Every exercise checker against its right answers and one wrong answer (mutant) per requirement.
