@@ -24,6 +24,12 @@ LONGEST_FIRST = [
     "tests/test_quiet_commands.py",
     "notebooks/03b_batching_and_shuffling.ipynb",
     "tests/test_site.py",
+    "tests/test_benchmarks.py",
+    "tests/test_datasets.py",
+    "tests/test_student_edition.py",
+    "tests/test_profiler.py",
+    "tests/test_pipelines.py",
+    "tests/test_env.py",
 ]
 
 # `make test`'s second run (`--one-core`): one pytest-xdist worker per group, each pinned to a core of its own.

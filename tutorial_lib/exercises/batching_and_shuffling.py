@@ -252,13 +252,9 @@ def check_join_epoch(join_epoch: Callable) -> Verdict:
             finally:
                 watchdog.stop()
                 leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-                if leaked:  # stop them for the student: the close-on-stop threads cancel what still waits
-                    coord.request_stop()
-                    for thread in leaked:
-                        thread.join(5.0)
                 still_open = recorded.still_open()
-                for session in still_open:
-                    session.close()
+                coord.request_stop()  # then stop what the answer left, for the student (its verdict is below)
+                recorded.stop_what_was_left(leaked)
         if not graph.get_operations():
             raise Mismatch("a pipeline in the current graph", "an empty graph",
                            "Build in the default graph (the checker opens a fresh one for you and inspects it).")
