@@ -90,6 +90,10 @@ def test_one_core_pins_this_process_and_its_children_then_restores():
         assert child.stdout.strip() == "1"
         assert workload.cores() == 1
     assert os.sched_getaffinity(0) == before
+    for core in range(len(before) + 1):  # the core-th usable core, counted round (one per pytest-xdist worker)
+        with machines.applied("one-core", core=core):
+            assert os.sched_getaffinity(0) == {sorted(before)[core % len(before)]}
+    assert os.sched_getaffinity(0) == before
 
 
 def test_the_load_runs_one_pinned_process_per_core_and_stops_them():

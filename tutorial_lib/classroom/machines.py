@@ -62,8 +62,9 @@ def _cpus() -> list[int]:
 
 
 @contextlib.contextmanager
-def applied(setting: str) -> Iterator[None]:
-    """Apply a setting to this process (and the kernels it starts) for the duration of the block."""
+def applied(setting: str, core: int = 0) -> Iterator[None]:
+    """Apply a setting to this process (and the kernels it starts) for the duration of the block; `one-core` pins
+    it to the `core`-th usable core (0: the lowest; counted round, so two sessions can take a core each)."""
     if setting not in SETTINGS:
         raise ValueError(f"unknown machine setting {setting!r}: choose from {', '.join(SETTINGS)}")
     saved_env = os.environ.get(STEP_COST_ENV)
@@ -71,7 +72,7 @@ def applied(setting: str) -> Iterator[None]:
     loads: list[subprocess.Popen] = []
     try:
         if setting == "one-core":
-            os.sched_setaffinity(0, {min(saved_cpus)})
+            os.sched_setaffinity(0, {sorted(saved_cpus)[core % len(saved_cpus)]})
         elif setting == "loaded":
             loads = [subprocess.Popen([sys.executable, "-c", _LOAD_CODE, str(cpu), str(LOAD_PERIOD_S),
                                        str(LOAD_BUSY_SHARE)]) for cpu in sorted(saved_cpus)]

@@ -7,9 +7,9 @@ run without error and say "not done yet". Then the solution and the checker run 
 their outputs as usual. What the student edition needs beyond that -- no solution line left in a stub, no later
 cell using a name only a solution defines -- is checked statically in tests/test_classroom.py.
 
-With `--one-core`, this pytest process, and so every kernel it starts, runs on one core (each pytest-xdist
-worker on its own): `make test` runs the measured notebooks (05, 06) that way, side by side, as a hub that gives
-each student one core.
+With `--one-core`, this pytest process, and so every kernel it starts, runs on one core (`machines.applied`; each
+pytest-xdist worker on its own): `make test` runs the measured notebooks (05, 06) that way, side by side, as a hub
+that gives each student one core.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 
 import pytest
 
+from tutorial_lib.classroom import machines
 from tutorial_lib.classroom.edition import stub_for
 
 NOT_DONE = "not done yet"
@@ -78,21 +79,16 @@ def pytest_addoption(parser) -> None:
                      "core (as a hub that gives each student one core)")
 
 
-def one_core(worker: str | None, cpus: set[int]) -> int:
-    """The core a session runs on under `--one-core`: the lowest, or with pytest-xdist worker gwN the Nth (so two
-    workers are two students, a core each)."""
-    index = int(worker.removeprefix("gw")) if worker and worker.startswith("gw") else 0
-    return sorted(cpus)[index % len(cpus)]
+def worker_index(worker: str | None) -> int:
+    """The index N of pytest-xdist worker gwN (0 without pytest-xdist): under `--one-core` it takes the Nth core, so
+    two workers are two students, a core each."""
+    return int(worker.removeprefix("gw")) if worker and worker.startswith("gw") else 0
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtestloop(session):
-    """Run the tests pinned to one core when asked to (the affinity is restored after)."""
+    """Run the tests under the `one-core` machine setting when asked to (the affinity is restored after)."""
     if not session.config.getoption("one_core"):
         return (yield)
-    saved = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {one_core(os.environ.get("PYTEST_XDIST_WORKER"), saved)})
-    try:
+    with machines.applied("one-core", core=worker_index(os.environ.get("PYTEST_XDIST_WORKER"))):
         return (yield)
-    finally:
-        os.sched_setaffinity(0, saved)
