@@ -21,20 +21,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tutorial_lib.workload import MIN_COST_MS, median_ms
+from tutorial_lib.workload import CANDIDATE_HIDDEN, MIN_COST_MS, median_ms
 from tutorial_lib.workload import cores as usable_cores
 
 MARGIN = 4.0
 BALANCE_BAND = (0.8, 1.25)  # measured producer time per batch / step time for the balanced run
-CANDIDATE_HIDDEN = (64, 256, 1024, 2048, 4096, 8192, 16384)
 BATCH_SIZE, CAPACITY = 64, 256
 # MIN_COST_MS (from workload): the smallest per-example cost the input-bound run adds (sleep granularity)
 # The big model's step must also take at least this long: so that the balanced run's per-example cost
 # (about step / batch_size) stays well above what a sleep can resolve (measured: a 0.07 ms cost could not be
 # calibrated, the producer's floor is higher), and so that the fixed cost of the `run` that dequeues a full
 # queue (about 1 ms here) stays far below the 5% threshold in the compute-bound run (with a 37 ms step it
-# was 2.4-2.8% on a quiet 2-core machine and crossed 5% when another process shared the cores).
-MIN_STEP_MS = 50.0
+# was 2.4-2.8% on a quiet 2-core machine and crossed 5% when another process shared the cores). Under a
+# background load a sleep in the producer overruns by about 1 ms per example: with a 50 ms step (64 examples,
+# 0.8 ms each) the balanced run could not be calibrated (3 of 5 runs: producer / step stayed at 2.1-2.3).
+MIN_STEP_MS = 80.0
 
 
 @dataclass
