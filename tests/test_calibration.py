@@ -5,13 +5,16 @@ import pytest
 from tutorial_lib.monitor import calibration as cal
 
 
-def fake_device(per_example_ms: float, step_ms_at_1024: float, cores: int, sleep_overshoot: float = 1.1):
-    """A device whose producer costs per_example_ms (CPU) + cost * overshoot, and whose step grows as hidden²."""
+def fake_device(per_example_ms: float, step_ms_at_1024: float, cores: int, sleep_overshoot: float = 1.1,
+                sleep_overrun_ms: float = 0.0):
+    """A device whose producer costs per_example_ms (CPU) + cost * overshoot (+ an overrun per sleep), and whose
+    step grows as hidden²."""
     measured = {"producer": [], "step": []}
 
     def producer(threads: int, cost_ms: float) -> float:
         measured["producer"].append((threads, cost_ms))
-        return cal.producer_ms_per_batch(per_example_ms, threads, cost_ms * sleep_overshoot, cores)
+        slept = cost_ms * sleep_overshoot + (sleep_overrun_ms if cost_ms > 0 else 0.0)
+        return cal.producer_ms_per_batch(per_example_ms, threads, slept, cores)
 
     def step(hidden: int) -> float:
         measured["step"].append(hidden)
@@ -59,3 +62,21 @@ def test_the_balanced_cost_is_corrected_when_the_producer_overshoots():
     result = cal.calibrate(producer, step, 2)
     assert len(measured["producer"]) > 2  # the first guess was out of the band and was corrected
     assert cal.BALANCE_BAND[0] <= result.balanced_ratio <= cal.BALANCE_BAND[1]
+
+
+def test_a_step_no_cost_can_balance_is_given_up_for_the_next_bigger_model():
+    # Every sleep overruns by 2.5 ms (a loaded machine): the first model slow enough (3072 units, 108 ms a step,
+    # 1.7 ms per example) cannot be balanced by any cost; 4096 units (192 ms, 3 ms per example) can.
+    producer, step, measured = fake_device(0.06, 12.0, 2, sleep_overrun_ms=2.5)
+    result = cal.calibrate(producer, step, 2)
+    assert result.unbalanced == [3072] and measured["step"][-2:] == [3072, 4096]
+    assert result.knobs["compute-bound"]["hidden_units"] == result.knobs["balanced"]["hidden_units"] == 4096
+    balanced = result.knobs["balanced"]
+    true_ratio = producer(1, balanced["producer_cost_ms"]) / step(4096)
+    assert cal.BALANCE_BAND[0] <= true_ratio <= cal.BALANCE_BAND[1] and result.reachable
+
+
+def test_a_balanced_first_model_is_kept():
+    producer, step, measured = fake_device(0.06, 12.0, 2)
+    result = cal.calibrate(producer, step, 2)
+    assert result.unbalanced == [] and result.knobs["balanced"]["hidden_units"] == measured["step"][-1] == 3072

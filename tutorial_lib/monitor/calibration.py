@@ -9,7 +9,11 @@ added cost) and how long a training step takes for growing model sizes, then `pl
   take at least `MARGIN` times the step;
 * balanced: the compute-bound model, one reader thread, and a per-example cost that makes producing a batch
   take as long as a step -- checked by measuring the producer alone with those knobs, and corrected until
-  the measured ratio is inside `BALANCE_BAND`.
+  the measured ratio is inside `BALANCE_BAND`. When no cost gets it there (a sleep overruns, by about 1 ms
+  under a background load, which is most of step / batch_size for a small big model), the next bigger model
+  is measured and the compute-bound and balanced runs use that one.
+
+The model sizes tried are `workload.CANDIDATE_HIDDEN`, the list notebook 06 sizes its workload from.
 
 The measuring functions are passed in, so the choice is tested with injected costs (tests/test_calibration.py).
 The machine's cores, the timing and the smallest delay come from `tutorial_lib.workload`, which sizes notebook
@@ -18,7 +22,7 @@ The machine's cores, the timing and the smallest delay come from `tutorial_lib.w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from tutorial_lib.workload import CANDIDATE_HIDDEN, MIN_COST_MS, median_ms
@@ -32,9 +36,10 @@ BATCH_SIZE, CAPACITY = 64, 256
 # (about step / batch_size) stays well above what a sleep can resolve (measured: a 0.07 ms cost could not be
 # calibrated, the producer's floor is higher), and so that the fixed cost of the `run` that dequeues a full
 # queue (about 1 ms here) stays far below the 5% threshold in the compute-bound run (with a 37 ms step it
-# was 2.4-2.8% on a quiet 2-core machine and crossed 5% when another process shared the cores). Under a
-# background load a sleep in the producer overruns by about 1 ms per example: with a 50 ms step (64 examples,
-# 0.8 ms each) the balanced run could not be calibrated (3 of 5 runs: producer / step stayed at 2.1-2.3).
+# was 2.4-2.8% on a quiet 2-core machine and crossed 5% when another process shared the cores; 80 ms keeps
+# it near 1%). Under a background load a sleep in the producer also overruns by about 1 ms per example, close
+# to step / batch_size for such steps: on 2 cores under load no cost balanced a 50 ms step in 3 of 5 runs, nor
+# a 91-95 ms one in 2 of 3, so `calibrate` then moves on to the next bigger model.
 MIN_STEP_MS = 80.0
 
 
@@ -48,6 +53,7 @@ class Calibration:
     knobs: dict[str, dict] = field(default_factory=dict)  # scenario -> knobs
     balanced_ratio: float = float("nan")  # measured producer time per batch / step time, balanced knobs
     reachable: bool = True  # False when no candidate model is slow enough to be compute-bound here
+    unbalanced: list[int] = field(default_factory=list)  # big models on which no cost balanced the producer
 
 
 def producer_ms_per_batch(producer_ms_per_example: float, reader_threads: int, cost_ms: float, cores: int,
@@ -62,11 +68,19 @@ def knobs(reader_threads: int, cost_ms: float, hidden_units: int) -> dict:
                 capacity=CAPACITY, hidden_units=hidden_units)
 
 
-def plan(producer_ms_per_example: float, step_ms: dict[int, float], cores: int) -> tuple[dict[str, dict], bool]:
-    """Choose the three runs' knobs from measured costs; return them and whether compute-bound was reachable."""
+def step_floor_ms(producer_ms_per_example: float, cores: int) -> float:
+    """Return the step the big model needs: MARGIN x the compute-bound readers' batch, and MIN_STEP_MS."""
     threads = min(4, max(2, cores))
-    base_batch = producer_ms_per_batch(producer_ms_per_example, threads, 0.0, cores)
-    fitting = [h for h in sorted(step_ms) if step_ms[h] >= max(MARGIN * base_batch, MIN_STEP_MS)]
+    return max(MARGIN * producer_ms_per_batch(producer_ms_per_example, threads, 0.0, cores), MIN_STEP_MS)
+
+
+def plan(producer_ms_per_example: float, step_ms: dict[int, float], cores: int,
+         skip: Collection[int] = ()) -> tuple[dict[str, dict], bool]:
+    """Choose the three runs' knobs from measured costs (big models in `skip` left out); return them and
+    whether compute-bound was reachable."""
+    threads = min(4, max(2, cores))
+    floor = step_floor_ms(producer_ms_per_example, cores)
+    fitting = [h for h in sorted(step_ms) if h not in skip and step_ms[h] >= floor]
     big = fitting[0] if fitting else max(step_ms)
     small = min(step_ms)
     input_cost = max(MIN_COST_MS, MARGIN * step_ms[small] / BATCH_SIZE - producer_ms_per_example)
@@ -85,25 +99,31 @@ def calibrate(measure_producer: Callable[[int, float], float], measure_step: Cal
     if cores is None:
         cores = usable_cores()
     per_example = measure_producer(1, 0.0) / BATCH_SIZE
+    floor = step_floor_ms(per_example, cores)
     steps: dict[int, float] = {}
-    for hidden in CANDIDATE_HIDDEN:  # grow the model until a step is slow enough, then stop measuring
-        steps[hidden] = measure_step(hidden)
-        threads = min(4, max(2, cores))
-        if steps[hidden] >= max(MARGIN * producer_ms_per_batch(per_example, threads, 0.0, cores), MIN_STEP_MS):
-            break
-    chosen, reachable = plan(per_example, steps, cores)
-    balanced = chosen["balanced"]
-    step = steps[balanced["hidden_units"]]
-    ratio = measure_producer(1, balanced["producer_cost_ms"]) / step
-    for _ in range(corrections):
-        if BALANCE_BAND[0] <= ratio <= BALANCE_BAND[1]:
-            break
-        # The producer's time per batch is roughly batch * (overhead + cost): scale the cost toward the step.
-        wanted = step / BATCH_SIZE
-        overhead = ratio * step / BATCH_SIZE - balanced["producer_cost_ms"]
-        balanced["producer_cost_ms"] = round(max(0.0, wanted - overhead), 3)
+    unbalanced: list[int] = []
+    candidates = iter(CANDIDATE_HIDDEN)
+    while True:
+        for hidden in candidates:  # grow the model until a step is slow enough, then stop measuring
+            steps[hidden] = measure_step(hidden)
+            if steps[hidden] >= floor:
+                break
+        chosen, reachable = plan(per_example, steps, cores, unbalanced)
+        balanced = chosen["balanced"]
+        step = steps[balanced["hidden_units"]]
         ratio = measure_producer(1, balanced["producer_cost_ms"]) / step
-    return Calibration(per_example, steps, cores, chosen, ratio, reachable)
+        for _ in range(corrections):
+            if BALANCE_BAND[0] <= ratio <= BALANCE_BAND[1]:
+                break
+            # The producer's time per batch is roughly batch * (overhead + cost): scale the cost toward the step.
+            wanted = step / BATCH_SIZE
+            overhead = ratio * step / BATCH_SIZE - balanced["producer_cost_ms"]
+            balanced["producer_cost_ms"] = round(max(0.0, wanted - overhead), 3)
+            ratio = measure_producer(1, balanced["producer_cost_ms"]) / step
+        if BALANCE_BAND[0] <= ratio <= BALANCE_BAND[1] or not reachable:
+            break
+        unbalanced.append(balanced["hidden_units"])  # no cost balanced this step: try a bigger model
+    return Calibration(per_example, steps, cores, chosen, ratio, reachable, unbalanced)
 
 
 def measure_producer(files, reader_threads: int, cost_ms: float, batches: int = 9) -> float:
