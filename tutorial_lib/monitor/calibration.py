@@ -38,7 +38,7 @@ BATCH_SIZE, CAPACITY = 64, 256
 # queue (about 1 ms here) stays far below the 5% threshold in the compute-bound run (with a 37 ms step it
 # was 2.4-2.8% on a quiet 2-core machine and crossed 5% when another process shared the cores; 80 ms keeps
 # it near 1%). Under a background load a sleep in the producer also overruns by about 1 ms per example, close
-# to step / batch_size for such steps: on 2 cores under load no cost balanced a 50 ms step in 3 of 5 runs, nor
+# to step / batch_size for such steps: on 2 cores under load no cost balanced a 50 ms step in 4 of 5 runs, nor
 # a 91-95 ms one in 2 of 3, so `calibrate` then moves on to the next bigger model.
 MIN_STEP_MS = 80.0
 
