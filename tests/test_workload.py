@@ -41,10 +41,20 @@ def test_choose_model_takes_the_first_candidate_slow_enough_and_stops_measuring(
 
     choice = workload.choose_model(step, 30.0, candidates=(1000, 2000, 4000, 8000))
     assert (choice.hidden_units, choice.step_ms, choice.reached) == (4000, 40.0, True)
-    assert measured == [1000, 2000, 4000]  # 8000 never built
+    assert measured == [1000, 2000, 4000, 4000]  # measured again before it is taken; 8000 never built
     # A machine twice as slow gets a smaller model with about the same step.
     slow = workload.choose_model(lambda hidden: hidden / 50, 30.0, candidates=(1000, 2000, 4000, 8000))
     assert slow.hidden_units == 2000 and slow.step_ms == 40.0
+
+
+def test_choose_model_does_not_take_a_model_that_was_slow_only_once():
+    busy = iter([35.0])  # the first measurement of 2000 units hit a busy moment
+
+    def step(hidden):
+        return next(busy, hidden / 100) if hidden == 2000 else hidden / 100
+
+    choice = workload.choose_model(step, 30.0, candidates=(1000, 2000, 4000, 8000))
+    assert (choice.hidden_units, choice.step_ms) == (4000, 40.0) and choice.measured[2000] == 20.0
 
 
 def test_choose_model_says_when_no_candidate_is_slow_enough():
