@@ -9,9 +9,9 @@ added cost) and how long a training step takes for growing model sizes, then `pl
   take at least `MARGIN` times the step;
 * balanced: the compute-bound model, one reader thread, and a per-example cost that makes producing a batch
   take as long as a step -- checked by measuring the producer alone with those knobs, and corrected until
-  the measured ratio is inside `BALANCE_BAND`. When no cost gets it there (a sleep overruns, by about 1 ms
-  under a background load, which is most of step / batch_size for a small big model), the next bigger model
-  is measured and the compute-bound and balanced runs use that one.
+  the measured ratio is inside `BALANCE_BAND`. When a few corrections do not get it there (a sleep overruns,
+  by about 1 ms under a background load, which is most of step / batch_size for a small big model), bigger
+  models are measured until one again reaches the floor, and the compute-bound and balanced runs use it.
 
 The model sizes tried are `workload.CANDIDATE_HIDDEN`, the list notebook 06 sizes its workload from.
 
