@@ -23,14 +23,15 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade --quiet pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,instructor]'
+	$(BIN)/python -m pip install --quiet -e '.[lab,dev,instructor]'
 	@touch $(STAMP)
 
-# The student environment: tutorial_lib and its dependencies only (no nbgrader, no pytest, ruff, nbval, playwright).
+# The student environment: the course, its dependencies and JupyterLab (the `lab` extra); no nbgrader, pytest, ruff,
+# nbval or playwright.
 $(STUDENT_STAMP): pyproject.toml
 	@test -x $(STUDENT_VENV)/bin/python || $(PYTHON) -m venv $(STUDENT_VENV)
 	$(STUDENT_VENV)/bin/python -m pip install --upgrade --quiet pip
-	$(STUDENT_VENV)/bin/python -m pip install --quiet -e .
+	$(STUDENT_VENV)/bin/python -m pip install --quiet -e '.[lab]'
 	@touch $(STUDENT_STAMP)
 
 %/$(LAB_OVERRIDES): $(LAB_SETTINGS) %/.installed-stamp

@@ -20,10 +20,10 @@ def normalized(specs: list[str]) -> dict[str, str]:
     return {r.name.lower(): (str(r.specifier), str(r.marker)) for r in requirements}
 
 
-def test_conda_pip_block_lists_exactly_the_runtime_dev_and_instructor_requirements():
+def test_conda_pip_block_lists_exactly_the_runtime_lab_dev_and_instructor_requirements():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    wanted = normalized(project["dependencies"] + extras["dev"] + extras["instructor"])
+    wanted = normalized(project["dependencies"] + extras["lab"] + extras["dev"] + extras["instructor"])
     conda = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_block = next(item["pip"] for item in conda["dependencies"] if isinstance(item, dict))
     assert "-e ." in pip_block, "the conda environment installs tutorial_lib itself"
@@ -40,7 +40,8 @@ def test_conda_python_is_one_pyproject_admits():
 
 def test_make_installs_the_extras_the_conda_environment_has():
     recipe = (ROOT / "Makefile").read_text()
-    assert "-e '.[dev,instructor]'" in recipe
+    assert "-e '.[lab,dev,instructor]'" in recipe
+    assert "-e '.[lab]'" in recipe  # the student environment: the course and JupyterLab
 
 
 def test_gpu_extra_pins_the_same_tensorflow_range():

@@ -1,7 +1,8 @@
 """Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...] [--repeat N] [--machine SETTINGS]`,
 `navigation`, `student-edition OUT_DIR`, `nbgrader OUT_DIR [ASSIGNMENT...]`, `nbgrader-check OUT_DIR [ASSIGNMENT...]`,
 `bench [pipelines|monitor|migrate]`, `check-checkers [--cases DIR] [EXERCISE...]`, `serve dispatcher|worker`,
-`site [OUT_DIR]`, `doctor`, `migrate PATH... [--format text|json|markdown] [--brief]`."""
+`site [OUT_DIR]`, `doctor`, `migrate PATH... [--format text|json|markdown] [--brief]`, `start [DIR]`.
+Installed, the same commands are `data-into-tensorflow ...`."""
 
 from __future__ import annotations
 
@@ -183,13 +184,26 @@ def _navigation(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from tutorial_lib import datasets, env
+    from tutorial_lib import __version__, datasets, env, locations
 
     for key, value in env.describe().items():
         print(f"{key:>12}: {value}")
+    where = "installed package" if locations.is_installed() else "checkout"
+    print(f"{'course':>12}: data-into-tensorflow {__version__}, from the {where}")
     problems = datasets.verify()
     print(f"{'data':>12}: " + ("ok (all files match MANIFEST)" if not problems else "; ".join(problems)))
     return 1 if problems else 0
+
+
+def _start(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tutorial_lib.classroom import workspace
+
+    report = workspace.start(Path(args.dir))
+    print("\n".join(report.lines()))
+    print(workspace.how_to_open(report.folder))
+    return 0
 
 
 DEFAULT_REPEAT_REPORT = "out/repeat/report.md"
@@ -197,7 +211,10 @@ DEFAULT_REPEAT_REPORT = "out/repeat/report.md"
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run the chosen command."""
+    from tutorial_lib import __version__
+
     parser = argparse.ArgumentParser(prog="python -m tutorial_lib", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"data-into-tensorflow {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     data = commands.add_parser("data", help="build or verify the shipped data files")
     data.add_argument("action", choices=["build", "verify"])
@@ -266,6 +283,10 @@ def main(argv: list[str] | None = None) -> int:
     navigation.set_defaults(run=_navigation)
     doctor = commands.add_parser("doctor", help="print versions, devices and the data check")
     doctor.set_defaults(run=_doctor)
+    start = commands.add_parser("start", help="write the course's notebooks into DIR (default: ./data-into-tensorflow) "
+                                "and say how to open them; a notebook you edited is replaced only if you say yes")
+    start.add_argument("dir", nargs="?", default="data-into-tensorflow")
+    start.set_defaults(run=_start)
     args = parser.parse_args(argv)
     return args.run(args)
 

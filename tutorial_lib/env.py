@@ -109,6 +109,41 @@ def describe() -> dict[str, str]:
     }
 
 
+def front_end() -> str:
+    """Say where the notebook runs and which accelerator TensorFlow sees; in Colab, turn on its widget manager.
+
+    Colab renders third-party widgets (the course's dashboards) only with its custom widget manager on
+    (`google.colab.output.enable_custom_widget_manager`). Every notebook's generated install cell calls this.
+    """
+    from tutorial_lib import __version__, locations
+
+    try:
+        from google.colab import output as colab_output
+    except ImportError:
+        colab_output = None
+    if colab_output is not None:
+        colab_output.enable_custom_widget_manager()
+        where = "Google Colab (its custom widget manager is now on)"
+    elif os.environ.get("KAGGLE_KERNEL_RUN_TYPE"):
+        where = "Kaggle"
+    elif os.environ.get("VSCODE_PID"):
+        where = "VS Code"
+    else:
+        where = "Jupyter"
+    tf = import_tensorflow()
+    gpus = tf.config.list_physical_devices("GPU")
+    if gpus:
+        names = [tf.config.experimental.get_device_details(g).get("device_name", g.name) for g in gpus]
+        accelerator = f"{len(gpus)} GPU ({', '.join(names)}): the training runs use /GPU:0"
+    elif Path("/dev/nvidiactl").exists():
+        accelerator = ("an NVIDIA device is present but TensorFlow cannot use it: install "
+                       "\"data-into-tensorflow[gpu]\" (tensorflow[and-cuda]); until then the course runs on the CPU")
+    else:
+        accelerator = "none, the course runs on the CPU"
+    source = "installed package" if locations.is_installed() else "checkout"
+    return f"front end: {where}; accelerator: {accelerator}; course {__version__} from the {source}"
+
+
 def error_summary(error) -> str:
     """Return the informative sentence of a TensorFlow error, without node and device decorations."""
     lines = [line.strip() for line in error.message.splitlines() if line.strip()]

@@ -25,12 +25,13 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 
 from tutorial_lib.classroom import migration
-from tutorial_lib.classroom.course import COURSE, NOTEBOOK_DIR, SUMMARIES, read, source, tags
+from tutorial_lib.classroom.course import COURSE, NOTEBOOK_DIR, SUMMARIES, launch_links, read, source, tags
 
 ROOT = NOTEBOOK_DIR.parent
 TITLE = "Data into TensorFlow"
 PAGES = {"readme": ROOT / "README.md", "instructors": NOTEBOOK_DIR / "INSTRUCTORS.md"}  # page -> its Markdown
 MIGRATION_PAGE = "migration"
+DOWNLOADS = "downloads"  # the site's own copy of each notebook, for its "Download notebook" link
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 HIDE_TAG = "hide-input"  # myst-nb: the cell's code is collapsed behind a toggle, its output stays visible
 LINK = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^)\s]+)\)")  # a Markdown link (not an image)
@@ -112,13 +113,24 @@ def command_list() -> str:
     return "\n".join(items)
 
 
+def page_links(stem: str) -> dict[str, str]:
+    """Return a notebook page's launch links: Colab and Kaggle as configured, the download from the site itself."""
+    links = launch_links(stem)
+    links["Download notebook"] = f"{DOWNLOADS}/{stem}.ipynb"
+    return links
+
+
 def run_note(path: Path, position: int, count: int) -> str:
     """Return the "Run this notebook" admonition of a notebook page (`position` 0 for the first notebook)."""
-    return (f"```{{admonition}} Run this notebook\n:class: tip\n\nNotebook {position + 1} of {count} in course "
-            f"order, file `notebooks/{path.name}`. This page shows the outputs stored in the notebook; nothing here "
-            f"needs a running kernel. To run it yourself, in a clone of the repository (the README's two commands):\n\n"
-            f"{command_list()}\n\nIn JupyterLab, open `{path.name}`. On this page the exercise solutions are "
-            "folded: \"Show the solution\" opens one.\n```")
+    links = " · ".join(f'<a href="{url}"{" download" if name.startswith("Download") else ""}>{name}</a>'
+                       for name, url in page_links(path.stem).items())
+    return (f"```{{admonition}} Run this notebook\n:class: tip\n\n{links}\n\nNotebook {position + 1} of {count} in "
+            f"course order, file `notebooks/{path.name}`. This page shows the outputs stored in the notebook; nothing "
+            "here needs a running kernel. In Colab or Kaggle the notebook's first code cell installs the course. To "
+            "run it on your own machine, in a clone of the repository (the README's two commands):\n\n"
+            f"{command_list()}\n\nor, without a clone, `pip install \"data-into-tensorflow[lab]\"` and "
+            "`data-into-tensorflow start`, which writes the notebooks into a folder of yours. In JupyterLab, open "
+            f"`{path.name}`. On this page the exercise solutions are folded: \"Show the solution\" opens one.\n```")
 
 
 def _widget_note(outputs: list, index: int) -> nbformat.NotebookNode:
@@ -176,7 +188,11 @@ def home_page(paths: list[Path]) -> str:
         "the exercises), not timings of a class: how they are computed is in the [instructor guide]"
         "(instructors.html).", "",
         "## Run it yourself", "",
-        "In a clone of the repository, on a machine with Python 3.10-3.13 and `make` (the README's two commands):",
+        "Each notebook's page has \"Open in Colab\", \"Open in Kaggle\" and \"Download notebook\" links; in Colab "
+        "or Kaggle the notebook's first code cell installs the course. On your own machine, without a clone: "
+        "`pip install \"data-into-tensorflow[lab]\"`, then `data-into-tensorflow start` writes the notebooks into "
+        "a folder of yours and says how to open them. In a clone of the repository, on a machine with Python "
+        "3.10-3.13 and `make` (the README's two commands):",
         "", command_list(), "",
         "## Also here", "",
         "- [Set-up and repository](readme.html) (the README)",
@@ -240,6 +256,9 @@ def build(out: Path, work: Path | None = None, progress: Callable[[str], None] =
     app.build()
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(html, out, ignore=shutil.ignore_patterns(".buildinfo", ".doctrees", "_sources"))
+    (out / DOWNLOADS).mkdir()
+    for path in paths:
+        shutil.copyfile(path, out / DOWNLOADS / path.name)
     problems = [f"sphinx: {line}" for line in stream.warnings]
     progress("site: checking links, anchors, machine paths and tokens")
     problems += check(out)
@@ -323,7 +342,10 @@ def check(out: Path) -> list[str]:
                     problems.append(f"{name}: link {link!r} uses scheme {parts.scheme!r}")
                 continue
             target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
-            if target.suffix == ".ipynb" or ".ipynb" in link:
+            if target.suffix == ".ipynb" and target.parent == out / DOWNLOADS:
+                if not target.is_file() or target.stem not in stems:
+                    problems.append(f"{name}: download link {link!r}: no such notebook on the site")
+            elif target.suffix == ".ipynb" or ".ipynb" in link:
                 problems.append(f"{name}: links to a notebook file {link!r}" +
                                 ("" if target.stem in stems else " (no such notebook in the course)"))
             elif not target.is_file() or out not in target.parents:
@@ -333,6 +355,7 @@ def check(out: Path) -> list[str]:
                 if unquote(parts.fragment) not in ids:
                     problems.append(f"{name}: link {link!r}: no id {unquote(parts.fragment)!r} on that page")
     problems += _migration_problems(out, pages, stems)
+    problems += _launch_problems(out, pages, stems)
     for path in sorted(out.rglob("*")):
         if path.is_file() and path.suffix in (".html", ".js", ".css", ".txt", ".json", ".xml", ".inv", ""):
             text = path.read_text(errors="replace")
@@ -340,6 +363,21 @@ def check(out: Path) -> list[str]:
                 match = pattern.search(text)
                 if match:
                     problems.append(f"{path.relative_to(out)}: {what} {text[match.start():match.end() + 30]!r}")
+    return problems
+
+
+def _launch_problems(out: Path, pages: dict, stems: set[str]) -> list[str]:
+    """Every notebook page links to its Colab, Kaggle and download links as configured; no page has a Colab or
+    Kaggle link that is not one of the course's (built from course.REPOSITORY_URL)."""
+    problems = []
+    known = {url for stem in stems for url in launch_links(stem).values()}
+    for path, page in pages.items():
+        if path.stem in stems:
+            problems += [f"{path.name}: no {name} link {url!r}" for name, url in page_links(path.stem).items()
+                         if url not in page.links]
+        launches = {link for link in page.links if link.startswith(("https://colab.research", "https://kaggle.com"))}
+        problems += [f"{path.name}: a launch link not built from course.REPOSITORY_URL: {url!r}"
+                     for url in sorted(launches - known)]
     return problems
 
 

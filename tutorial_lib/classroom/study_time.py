@@ -93,7 +93,7 @@ def study_time(path: Path) -> StudyTime:
     """Count a notebook's prose words, demonstration code lines, exercises and solution lines."""
     words = code = exercises = solution = 0
     for cell in read(path).cells:
-        if "navigation" in tags(cell):
+        if "navigation" in tags(cell) or "course-install" in tags(cell):  # generated: run, not studied
             continue
         text = source(cell)
         if cell.cell_type == "markdown":

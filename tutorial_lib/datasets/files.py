@@ -8,9 +8,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tutorial_lib import locations
 from tutorial_lib.env import error_summary, import_tensorflow
 
-REBUILD_HINT = "Run `make data` (or `python -m tutorial_lib data build`) to rebuild the shipped files."
+# How to get the shipped files back: a checkout rebuilds them; an installed course reinstalls its package.
+REBUILD_HINT = ("Reinstall the course (`pip install --force-reinstall --no-deps data-into-tensorflow`) to get the "
+                "shipped files back." if locations.is_installed() else
+                "Run `make data` (or `python -m tutorial_lib data build`) to rebuild the shipped files.")
 
 
 class DataFileError(ValueError):
@@ -38,9 +42,9 @@ class MissingDataError(FileNotFoundError):
 
 
 def data_dir() -> Path:
-    """Return the data directory: $TUTORIAL_DATA_DIR if set, else `data/` beside the package."""
+    """Return the data directory: $TUTORIAL_DATA_DIR if set, else the shipped data (package or checkout)."""
     override = os.environ.get("TUTORIAL_DATA_DIR")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "data"
+    return Path(override) if override else locations.data_root()
 
 
 def data_path(*parts: str) -> Path:
