@@ -17,7 +17,7 @@ LAB_OPTIONS := --ServerApp.ip=127.0.0.1 --LabApp.news_url=None --LabApp.check_fo
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: lab lab-instructor test check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
+.PHONY: lab lab-instructor test test-installed check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
 	nbgrader-check site lint bench bench-monitor doctor clean migrate
 
 $(STAMP): pyproject.toml
@@ -58,6 +58,8 @@ BESIDE_MEASURED := tests/test_nbgrader.py
 
 # Tests that run a measured notebook in a browser, alone: notebook 05's own assertions must hold there too.
 MEASURED_TESTS := tests/test_browser.py
+# Notebooks that `make test` verifies from the installed wheel (tests/test_installed.py), not from the checkout.
+WHEEL_NOTEBOOKS := 00_start_here 02_reading_files 08_one_batch_many_evaluations 09_ptb_producer
 
 # The student environment is built too: tests/test_lab_environments.py opens both JupyterLabs. First the other
 # notebooks and the tests, TEST_WORKERS files at a time (pytest-xdist; a notebook's cells stay together, in order),
@@ -66,10 +68,17 @@ MEASURED_TESTS := tests/test_browser.py
 TEST_WORKERS ?= 3
 test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_OVERRIDES)
 	$(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(NBVAL) notebooks tests \
-		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) $(addprefix --ignore=,$(BESIDE_MEASURED) $(MEASURED_TESTS))
+		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) $(WHEEL_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) \
+		$(addprefix --ignore=,$(BESIDE_MEASURED) $(MEASURED_TESTS))
 	$(BIN)/python -m pytest -p no:cacheprovider -n 2 $(NBVAL) --one-core \
 		$(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb) $(BESIDE_MEASURED)
 	$(BIN)/python -m pytest -p no:cacheprovider $(MEASURED_TESTS)
+
+# The course as a student installs it, offline: the wheel built, installed into a fresh environment outside the
+# checkout, `start` into a temporary folder, every notebook (NB="00_start_here 05_live_dashboard" for some) under
+# nbval there, then `doctor`.
+test-installed: $(STAMP)
+	INSTALLED_NOTEBOOKS="$(or $(NB),all)" $(BIN)/python -m pytest -p no:cacheprovider -s tests/test_installed.py
 
 # Every exercise checker against its right answers and one wrong answer (mutant) per requirement.
 check-checkers: $(STAMP)

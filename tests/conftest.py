@@ -11,6 +11,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 # idle; the rest keep their order. Longest first, as measured on the 2-core test machine (a scheduling hint only:
 # nothing asserts a time).
 LONGEST_FIRST = [
+    "tests/test_installed.py",
     "tests/test_checker_mutants.py",
     "notebooks/11_scaling_out.ipynb",
     "tests/test_service.py",

@@ -149,3 +149,8 @@ def test_the_notebooks_run_and_verify_from_the_installed_wheel(installed):
           f"(start wrote the course in {installed['start_s']:.1f} s)")
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     assert " passed" in summary and "failed" not in summary and "error" not in summary, summary
+
+
+def test_make_test_skips_in_the_checkout_exactly_the_notebooks_it_runs_from_the_wheel():
+    line = next(line for line in (ROOT / "Makefile").read_text().splitlines() if line.startswith("WHEEL_NOTEBOOKS :="))
+    assert line.split(":=")[1].split() == INSTALLED_NOTEBOOKS_IN_MAKE_TEST

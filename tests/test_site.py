@@ -46,7 +46,11 @@ def test_the_site_builds_with_no_problem_and_a_page_per_notebook(built):
         assert (out / f"{path.stem}.html").is_file(), f"no page for {path.name}"
     for page in ("index", "readme", "instructors", site.MIGRATION_PAGE, "search"):
         assert (out / f"{page}.html").is_file()
-    assert not list(out.rglob("*.ipynb")) and not (out / "_sources").exists(), "no notebook or source copies"
+    assert not (out / "_sources").exists(), "no source copies"
+    copies = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.ipynb"))
+    assert copies == sorted(f"{site.DOWNLOADS}/{p.name}" for p in site.notebooks()), "only the download copies"
+    for path in site.notebooks():
+        assert (out / site.DOWNLOADS / path.name).read_bytes() == path.read_bytes()
     home = (out / "index.html").read_text()
     for stem in (p.stem for p in site.notebooks()):
         assert f'href="{stem}.html"' in home, f"the course map on the home page does not link {stem}"
@@ -88,6 +92,32 @@ def test_the_checker_finds_broken_links_notebook_links_paths_and_tokens(tmp_path
                      "migration map:"):
         assert expected in problems
     assert "a.html#here" not in problems
+
+
+def test_every_notebook_page_has_its_launch_links_and_the_checker_catches_a_wrong_or_missing_one(built, tmp_path):
+    from tutorial_lib.classroom.course import REPOSITORY_URL, launch_links
+
+    out, _ = built
+    for path in site.notebooks():
+        page = site.parse((out / f"{path.stem}.html").read_text())
+        links = site.page_links(path.stem)
+        assert set(links) == {"Open in Colab", "Open in Kaggle", "Download notebook"}
+        assert all(url in page.links for url in links.values()), path.name
+        github = REPOSITORY_URL.removeprefix("https://github.com/")
+        assert links["Open in Colab"] == (f"https://colab.research.google.com/github/{github}/blob/main/notebooks/"
+                                          f"{path.name}")
+        assert links["Open in Kaggle"] == f"https://kaggle.com/kernels/welcome?src={REPOSITORY_URL}/blob/main/" \
+                                          f"notebooks/{path.name}"
+        assert launch_links(path.stem)["Download notebook"] == f"{REPOSITORY_URL}/raw/main/notebooks/{path.name}"
+    first = site.notebooks()[0]
+    colab = site.page_links(first.stem)["Open in Colab"]
+    (tmp_path / f"{first.stem}.html").write_text(
+        f'<a href="{colab.replace("main", "master")}">Open in Colab</a>'
+        f'<a href="{site.DOWNLOADS}/{first.name}" download>Download notebook</a>')
+    problems = "\n".join(site.check(tmp_path))
+    assert f"no Open in Colab link {colab!r}" in problems and "no Open in Kaggle link" in problems
+    assert "a launch link not built from course.REPOSITORY_URL" in problems
+    assert f"download link '{site.DOWNLOADS}/{first.name}': no such notebook on the site" in problems
 
 
 def test_links_are_rewritten_to_pages():
