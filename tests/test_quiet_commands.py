@@ -59,7 +59,7 @@ def test_make_notebooks_prints_progress_and_no_warnings(tmp_path):
 def test_editable_install_prints_no_warning(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
-    for name in ["pyproject.toml", "README.md"]:
+    for name in ["pyproject.toml", "README.md", "setup.py", "MANIFEST.in"]:
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "tutorial_lib", source / "tutorial_lib", ignore=COPY_IGNORE)
     venv = tmp_path / "venv"
@@ -70,7 +70,7 @@ def test_editable_install_prints_no_warning(tmp_path):
                           capture_output=True, text=True, timeout=300)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-3000:]
-    assert "Successfully installed tutorial_lib" in output, output[-3000:]
+    assert "Successfully installed data-into-tensorflow" in output, output[-3000:]
     assert not warning_lines(output, PIP_INDEX_NOTE), f"warnings in `pip install -e .`:\n{output[-3000:]}"
     # The install is the plain .pth line: this copy's folder on sys.path, tutorial_lib imported from it.
     found = subprocess.run([str(venv / "bin" / "python"), "-c", "import tutorial_lib; print(tutorial_lib.__file__)"],

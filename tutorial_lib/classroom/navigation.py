@@ -53,17 +53,23 @@ def install_cell() -> nbformat.NotebookNode:
 
 
 def with_install_cell(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return the notebook with its install cell right under the "## Setup" heading (outputs kept if unchanged)."""
+    """Return the notebook with its install cell right under the "## Setup" heading (else before its first code
+    cell); the cell keeps its outputs when its source is unchanged."""
     cells = list(notebook["cells"])
     old = next((c for c in cells if INSTALL_TAG in tags(c)), None)
     cells = [c for c in cells if INSTALL_TAG not in tags(c)]
     setup = next((i for i, c in enumerate(cells) if c.cell_type == "markdown" and source(c).startswith(SETUP_HEADING)),
                  None)
-    if setup is None:
-        raise ValueError(f"no markdown cell starting with {SETUP_HEADING!r} to put the install cell under")
+    first_code = next((i for i, c in enumerate(cells) if c.cell_type == "code"), None)
+    if setup is not None:
+        at = setup + 1
+    elif first_code is not None:
+        at = first_code
+    else:  # no Setup and no code yet: before the closing navigation cell
+        at = len(cells) - 1 if cells and "navigation" in tags(cells[-1]) else len(cells)
     cell = old if old is not None and source(old) == INSTALL_CELL else install_cell()
     updated = copy.deepcopy(notebook)
-    updated["cells"] = [*cells[:setup + 1], cell, *cells[setup + 1:]]
+    updated["cells"] = [*cells[:at], cell, *cells[at:]]
     return updated
 
 
