@@ -122,7 +122,8 @@ def test_study_time_adds_reading_run_and_exercises_at_the_stated_rates(tmp_path)
     st.write_study_times(tmp_path)
     assert st.study_time_problems(tmp_path) == []
     assert "### 01_x — 15 minutes" in (tmp_path / "INSTRUCTORS.md").read_text()
-    assert "**Time:** about 15 minutes: reading about 4, the 1 exercises about 6, running 1.5, the sum rounded up" in \
+    # the parts as computed and their sum, so that the rounding can be checked by the reader (4.1 + 6 + 1.5 = 11.6)
+    assert "**Time:** about 15 minutes: reading 4.1, the 1 exercises 6.0, running 1.5, together 11.6, rounded up" in \
         classroom.source(classroom.read(tmp_path / "01_x.ipynb").cells[0])
 
 

@@ -109,9 +109,10 @@ def study_time(path: Path) -> StudyTime:
 
 def time_line(estimate: StudyTime) -> str:
     """The Overview's line: the total and how it splits."""
-    return (f"**Time:** about {estimate.minutes} minutes: reading about {round(estimate.reading_minutes)}, "
-            f"the {estimate.exercises} exercises about {round(estimate.exercise_minutes)}, running "
-            f"{RUN_MINUTES:g}, the sum rounded up to a multiple of {ROUND_TO} (how this is estimated: "
+    total = estimate.reading_minutes + RUN_MINUTES + estimate.exercise_minutes
+    return (f"**Time:** about {estimate.minutes} minutes: reading {estimate.reading_minutes:.1f}, "
+            f"the {estimate.exercises} exercises {estimate.exercise_minutes:.1f}, running "
+            f"{RUN_MINUTES:g}, together {total:.1f}, rounded up to a multiple of {ROUND_TO} (how this is estimated: "
             "`notebooks/INSTRUCTORS.md`).")
 
 
