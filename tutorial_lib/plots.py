@@ -43,13 +43,20 @@ def _figure(rows: int, columns: int, **options) -> tuple[Figure, np.ndarray]:
 
 
 def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel: str = "loss",
-                title: str = "", x: Sequence[float] | None = None, logx: bool = False) -> Figure:
-    """Draw one line per named curve on shared axes (against `x` if given, else the index)."""
+                title: str = "", x: Sequence[float] | None = None, logx: bool = False, logy: bool = False,
+                integer_x: bool = False) -> Figure:
+    """Draw one line per named curve on shared axes (against `x` if given, else the index); `logy` for values
+    spanning orders of magnitude, `integer_x` for whole-number ticks (epochs, steps)."""
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = _figure(1, 1, figsize=(6, 3))
     for (name, values), style in zip(curves.items(), ["-", "--", ":", "-."] * 4, strict=False):
         ax.plot(np.arange(len(values)) if x is None else x, values, style, marker="o" if x is not None else None,
                 label=name)
-    ax.set(xlabel=xlabel, ylabel=ylabel, title=title, xscale="log" if logx else "linear")
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title, xscale="log" if logx else "linear",
+           yscale="log" if logy else "linear")
+    if integer_x:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend()
     return fig
 

@@ -113,11 +113,13 @@ def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
     found = []
     if shuffle:
         found.append(f"`shuffle_batch` samples from a pool of `min_after_dequeue` ({args.get('min_after_dequeue')}) "
-                     f"to `capacity` ({args.get('capacity')}) examples, refilled by runner threads in the background; "
-                     "`Dataset.shuffle(buffer_size)` samples from a buffer of `buffer_size`, filled when iteration "
-                     "starts (the first batch waits for it: time and memory) and then refilled as it goes: "
-                     "`min_after_dequeue` is the pool TF1 guaranteed, so it is the `buffer_size`; `capacity` was only "
-                     "the most the queue held")
+                     f"to `capacity` ({args.get('capacity')}) examples; `Dataset.shuffle(buffer_size)` from a buffer "
+                     "of `buffer_size`. Both make the first batch wait for the pool to fill (the queue blocks a "
+                     "dequeue that would leave fewer than `min_after_dequeue`; the dataset fills its buffer first) "
+                     "and hold it in memory; TF1's runner threads may have started filling before the first "
+                     "`sess.run`, tf.data fills when iteration starts. `min_after_dequeue` is the pool TF1 "
+                     "guaranteed, so it is the `buffer_size`; `capacity` "
+                     "was only the most the queue held")
     elif "capacity" in args:
         found.append(f"`capacity={args['capacity']}` counted examples in the batch queue; `prefetch` counts "
                      "batches (AUTOTUNE sizes it)")

@@ -84,7 +84,7 @@ def navigation_cells(stem: str, existing: set[str]) -> tuple[str, str]:
     k = stems.index(stem)
     before = _link(stems[k - 1], existing) if k > 0 else "—"
     after = _link(stems[k + 1], existing) if k + 1 < len(stems) else "—"
-    top = (f"<small>**Data into TensorFlow** · notebook {k} of {len(stems) - 1} · "
+    top = (f"<small>**Data into TensorFlow** · notebook {k + 1} of {len(stems)} · "
            f"previous: {before} · next: {after} · course map: [00_start_here](00_start_here.ipynb)</small>")
     bottom = (f"**Next:** {after}" if k + 1 < len(stems) else "**This is the last notebook of the course.**") + \
         "  \nBack to the course map: [00_start_here](00_start_here.ipynb)"

@@ -55,16 +55,19 @@ def data_path(*parts: str) -> Path:
     return path
 
 
-def fix_hint(path: Path) -> str:
-    """Say how to get a good copy: rebuild for the shipped data, re-create for a user's own file."""
+def fix_hint(path: Path, missing: bool = False) -> str:
+    """Say how to get a good copy: rebuild for the shipped data, re-create a user's own file (or, when it is missing,
+    check its path); the text ends with a full stop."""
     inside = data_dir().resolve() in path.resolve().parents
-    return REBUILD_HINT if inside else "Re-create the file from its source, or check the path"
+    if inside:
+        return REBUILD_HINT
+    return "Re-create the file from its source" + (", or check the path." if missing else ".")
 
 
 def check_exists(path: Path) -> Path:
     """Return the path if it exists, else raise MissingDataError saying how to get the file."""
     if not path.exists():
-        raise MissingDataError(f"{path}: no such file. {fix_hint(path)}.")
+        raise MissingDataError(f"{path}: no such file. {fix_hint(path, missing=True)}")
     return path
 
 
@@ -80,9 +83,10 @@ def read_records(path: str | os.PathLike, skip_bad: bool = False) -> tuple[list[
             return records, []
         except tf.errors.DataLossError as err:
             error = DataFileError(path, f"is corrupted ({error_summary(err)})", record=len(records),
-                                  hint="The file was damaged after it was written; TFRecord has no markers to resume "
-                                  "from, so reading stops at this record (records count from 0) and the ones after "
-                                  f"it are not read. {fix_hint(path)}")
+                                  hint="The record failed TFRecord's length or CRC check, or the file ends inside it "
+                                  "(the file was damaged or cut short, or is not a TFRecord file); TFRecord has no "
+                                  "markers to resume from, so reading stops at this record (records count from 0) and "
+                                  f"the ones after it are not read. {fix_hint(path)}")
             if not skip_bad:
                 raise error from None
             return records, [error]
