@@ -82,11 +82,14 @@ def read_records(path: str | os.PathLike, skip_bad: bool = False) -> tuple[list[
         except StopIteration:
             return records, []
         except tf.errors.DataLossError as err:
-            error = DataFileError(path, f"is corrupted ({error_summary(err)})", record=len(records),
-                                  hint="The record failed TFRecord's length or CRC check, or the file ends inside it "
-                                  "(the file was damaged or cut short, or is not a TFRecord file); TFRecord has no "
-                                  "markers to resume from, so reading stops at this record (records count from 0) and "
-                                  f"the ones after it are not read. {fix_hint(path)}")
+            said = error_summary(err)
+            cause = ("the file ends inside this record (it was cut short)" if "truncated record" in said else
+                     "this record failed TFRecord's length or CRC check (the file was damaged, or is not a TFRecord "
+                     "file)")
+            error = DataFileError(path, f"is corrupted ({said})", record=len(records),
+                                  hint=f"TensorFlow says {cause}; TFRecord has no markers to resume from, so reading "
+                                  "stops at this record (records count from 0) and the ones after it are not read. "
+                                  f"{fix_hint(path)}")
             if not skip_bad:
                 raise error from None
             return records, [error]

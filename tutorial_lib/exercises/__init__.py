@@ -7,7 +7,7 @@ notebook, in course order; every public name is also available here as `exercise
   (a failed verdict raises: nbgrader's test cells), `requirements` (what a right answer must do, on each checker);
 * `mutation` -- the checkers' mutation report: right answers and mutants from tests/exercise_cases_*.py;
 * `start_here` -- notebook 00: count a digit, ids back to words, atoms of an element;
-* `feeding` -- notebook 01: bytes per feed, feed any tensor, batches to feed;
+* `feeding` -- notebook 01: bytes per feed, feed a tensor other than a placeholder, batches to feed;
 * `reading_files` -- notebook 02: record_defaults, decode a CIFAR-10 record, a tf.data CSV reader;
 * `queues_and_threads` -- notebook 03a: the threads started, runners started and stopped, one clean epoch;
 * `batching_and_shuffling` -- notebook 03b: the capacity rule, how far a shuffle moves values, an epoch from

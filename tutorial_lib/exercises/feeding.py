@@ -1,4 +1,4 @@
-"""Checkers for notebook 01_feeding: bytes per feed, feeding any tensor, batches to feed."""
+"""Checkers for notebook 01_feeding: bytes per feed, feeding a tensor other than a placeholder, batches to feed."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def check_logits_feed(make_feed: Callable[[Any, int], dict]) -> Verdict:
                 if not math.isclose(value, math.log(10), rel_tol=1e-5):
                     raise Mismatch(f"loss {math.log(10):.4f} {case}", f"{value:.4f}",
                                    "A softmax over equal logits gives every class probability 1/10.")
-    return run_check("Exercise 2 (feed any tensor)", check)
+    return run_check("Exercise 2 (feed a tensor other than a placeholder)", check)
 
 
 @requirements(
