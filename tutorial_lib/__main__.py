@@ -200,7 +200,7 @@ def _start(args: argparse.Namespace) -> int:
 
     from tutorial_lib.classroom import workspace
 
-    report = workspace.start(Path(args.dir))
+    report = workspace.start(Path(args.dir or workspace.DEFAULT_DIR))
     print("\n".join(report.lines()))
     print(workspace.how_to_open(report.folder))
     return 0
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     doctor.set_defaults(run=_doctor)
     start = commands.add_parser("start", help="write the course's notebooks into DIR (default: ./data-into-tensorflow) "
                                 "and say how to open them; a notebook you edited is replaced only if you say yes")
-    start.add_argument("dir", nargs="?", default="data-into-tensorflow")
+    start.add_argument("dir", nargs="?", default=None)
     start.set_defaults(run=_start)
     args = parser.parse_args(argv)
     return args.run(args)
