@@ -1,0 +1,10 @@
+"""Trusted grading: the score comes from a process the student's code never ran in (see notebooks/INSTRUCTORS.md,
+"Grades a student cannot forge").
+
+* `codec` -- plain data across the process boundary (JSON in, fresh Python and NumPy values out);
+* `sandbox` -- the grading kernel's side: answer cells under RestrictedPython, replies to the grader;
+* `remote` -- the grader's side: checkers call answers that run in the kernel;
+* `worker` -- one submission: run it in a fresh kernel, grade each exercise, write its results;
+* `classroom` -- every submission of an assignment, in parallel, each within a time and memory limit, into
+  nbgrader's gradebook (`python -m tutorial_lib grade`).
+"""

@@ -1,0 +1,252 @@
+"""One submission, graded: the release's cells and the student's answer cells run in a fresh kernel, and each
+exercise's score is decided here, in this process, where the student's code never runs.
+
+    python -m tutorial_lib.grading.worker RELEASE.ipynb SUBMISSION.ipynb OUT_DIR [--cell-timeout S]
+
+Only the answer cells come from the submission (matched by nbgrader grade_id); every other cell -- the lesson, the
+locked test cells, their metadata -- comes from the release, so nothing a student did to them counts. In the
+kernel, `sandbox.install` runs first, then the cells in order: answer cells through `sandbox.run_answer`, test
+cells replaced by the grader's own check of that exercise (`remote.REMOTE`: the checker runs here on answers called
+remotely; otherwise `sandbox.run_test` in the kernel, verdict only). After each exercise a line goes to
+OUT_DIR/results.jsonl (grade_id, score, points, feedback, how), so a submission cut off later keeps what finished;
+the executed notebook, with the grader's feedback in the test cells, is written to OUT_DIR/graded.ipynb.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from tutorial_lib.grading import remote
+
+INSTALL = "import tutorial_lib.grading.sandbox as _grader_sandbox\n_grader_sandbox.install()"
+
+
+def nbgrader_meta(cell: Any) -> dict:
+    """A cell's nbgrader metadata ({} when none)."""
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def is_answer(cell: Any) -> bool:
+    """An autograded answer cell."""
+    meta = nbgrader_meta(cell)
+    return cell.cell_type == "code" and bool(meta.get("solution")) and not meta.get("grade")
+
+
+def is_test(cell: Any) -> bool:
+    """A locked autograder test cell."""
+    meta = nbgrader_meta(cell)
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def graded_notebook(release: nbformat.NotebookNode, submission: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The release with the submission's answer cells in place of its own (matched by grade_id)."""
+    answers = {nbgrader_meta(c).get("grade_id"): c.source for c in submission.cells if is_answer(c)}
+    result = nbformat.from_dict(json.loads(json.dumps(release)))
+    for cell in result.cells:
+        if is_answer(cell) and nbgrader_meta(cell).get("grade_id") in answers:
+            cell.source = str(answers[nbgrader_meta(cell)["grade_id"]])
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return result
+
+
+def defined_names(source: str) -> list[str]:
+    """The names a cell's top level defines (its functions and assigned names)."""
+    names = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    return names
+
+
+def checker_call(source: str) -> tuple[str, str]:
+    """(checker name, the answer's name) from a test cell's first `exercises.check_x(answer, ...)` call."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.startswith(
+                "check_"):
+            first = node.args[0] if node.args else None
+            return node.func.attr, first.id if isinstance(first, ast.Name) else ""
+    raise ValueError(f"a test cell without an exercises.check_...() call:\n{source}")
+
+
+class Kernel:
+    """The submission's kernel, driven through nbclient: cells, and the grader's requests with their nonces."""
+
+    def __init__(self, client: Any, notebook: nbformat.NotebookNode):
+        self.client, self.notebook, self.requests = client, notebook, 0
+
+    def run(self, cell: Any, index: int) -> None:
+        """Execute a notebook cell (its outputs stay on it)."""
+        self.client.execute_cell(cell, index)
+
+    def run_code(self, code: str) -> nbformat.NotebookNode:
+        """Execute code of the grader's in a scratch cell (not in the notebook's history); return that cell."""
+        cell = nbformat.v4.new_code_cell(code)
+        self.notebook.cells.append(cell)
+        try:
+            self.client.execute_cell(cell, len(self.notebook.cells) - 1, store_history=False)
+        finally:
+            self.notebook.cells.pop()
+        return cell
+
+    def request(self, kind: str, params: tuple) -> dict:
+        """Ask the sandbox for `kind` (call, value, run_test) and return its reply."""
+        nonce = remote.new_nonce()
+        code = f"_grader_sandbox.{kind}({', '.join(repr(p) for p in params)}, {nonce!r})"
+        cell = self.run_code(code)
+        return remote.parse_reply(stdout_of(cell), nonce)
+
+
+def stdout_of(cell: Any) -> str:
+    """The text a cell wrote to stdout."""
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream"
+                   and o.get("name") == "stdout")
+
+
+def without_reply(outputs: list, nonce_prefix: str = "@@grader-") -> list:
+    """Outputs with the grader's reply lines taken out."""
+    kept = []
+    for output in outputs:
+        if output.get("output_type") == "stream":
+            text = "".join(line for line in output.get("text", "").splitlines(keepends=True)
+                           if not line.startswith(nonce_prefix))
+            if not text:
+                continue
+            output = {**output, "text": text}
+        kept.append(nbformat.from_dict(output))
+    return kept
+
+
+def feedback_output(text: str) -> nbformat.NotebookNode:
+    """A stdout output carrying the grader's feedback."""
+    return nbformat.v4.new_output("stream", name="stdout", text=text if text.endswith("\n") else text + "\n")
+
+
+def grade_test_cell(kernel: Kernel, cell: Any, index: int) -> tuple[bool, str, str]:
+    """Grade one exercise: (passed, feedback, how). The test cell's outputs become the grader's feedback."""
+    checker_name, answer_name = checker_call(cell.source)
+    how = remote.REMOTE.get(checker_name)
+    if how:
+        from tutorial_lib import exercises
+
+        checker = getattr(exercises, checker_name)
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            if how == "value":
+                try:
+                    answer = remote.remote_value(answer_name, kernel.request)
+                except remote.GradingError:
+                    raise
+                except Exception as error:  # noqa: BLE001 -- reading the value raised in the kernel
+                    answer = error
+                verdict = checker(answer) if not isinstance(answer, Exception) else None
+            else:
+                verdict = checker(remote.RemoteAnswer(answer_name, kernel.request))
+        feedback = printed.getvalue() or f"❌ {answer_name}: the answer could not be read"
+        passed = verdict is not None and verdict.passed is True
+        cell.outputs = [feedback_output(feedback)]
+        return passed, feedback.strip(), "remote"
+    nonce = remote.new_nonce()
+    ran = kernel.run_code(f"_grader_sandbox.run_test({cell.source!r}, {nonce!r})")
+    reply = remote.parse_reply(stdout_of(ran), nonce)
+    cell.outputs = without_reply(ran.outputs)
+    verdicts = reply.get("verdicts")
+    valid = type(verdicts) is list and verdicts and all(type(v) is list and len(v) == 2 for v in verdicts)
+    passed = bool(valid) and "raised" not in reply and all(v[0] is True for v in verdicts)
+    feedback = "\n".join(str(v[1]) for v in verdicts) if valid else "no verdict"
+    if "raised" in reply:
+        feedback += f"\n❌ the check stopped: {reply['raised'][0]}: {reply['raised'][1]}"
+    return passed, feedback.strip(), "sandboxed"
+
+
+def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout: int = 300) -> list[dict]:
+    """Grade one submission; write results.jsonl (one line per exercise, as it finishes) and graded.ipynb."""
+    from nbclient import NotebookClient
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results_path = out_dir / "results.jsonl"
+    results_path.write_text("")
+    notebook = graded_notebook(nbformat.read(release_path, 4), nbformat.read(submission_path, 4))
+    own_names = {nbgrader_meta(c)["grade_id"]: defined_names(c.source) for c in nbformat.read(release_path, 4).cells
+                 if is_answer(c)}
+    results: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="grading-") as workdir:
+        client = NotebookClient(notebook, timeout=cell_timeout, allow_errors=True, kernel_name="python3",
+                                resources={"metadata": {"path": workdir}}, interrupt_on_timeout=True)
+        try:
+            with client.setup_kernel():
+                pid = getattr(client.km.provisioner, "pid", None)
+                (out_dir / "kernel.pid").write_text(str(pid or ""))
+                kernel = Kernel(client, notebook)
+                install = kernel.run_code(INSTALL)
+                if any(o.get("output_type") == "error" for o in install.outputs):
+                    raise RuntimeError(f"the grading sandbox did not start: {install.outputs}")
+                for index, cell in enumerate(list(notebook.cells)):
+                    if cell.cell_type != "code":
+                        continue
+                    if is_answer(cell):
+                        grade_id = nbgrader_meta(cell)["grade_id"]
+                        ran = kernel.run_code(f"_grader_sandbox.run_answer({cell.source!r}, {grade_id!r}, "
+                                              f"{own_names.get(grade_id, [])!r})")
+                        cell.outputs = ran.outputs
+                    elif is_test(cell):
+                        meta = nbgrader_meta(cell)
+                        try:
+                            passed, feedback, how = grade_test_cell(kernel, cell, index)
+                        except Exception as error:  # noqa: BLE001 -- a stopped check scores 0, with the reason
+                            passed, feedback, how = False, f"❌ the grader's check stopped: {_reason(error)}", "stopped"
+                            cell.outputs = [feedback_output(feedback)]
+                        row = {"grade_id": meta["grade_id"], "points": float(meta.get("points", 0)),
+                               "score": float(meta.get("points", 0)) if passed else 0.0, "feedback": feedback,
+                               "how": how}
+                        results.append(row)
+                        with results_path.open("a") as file:
+                            file.write(json.dumps(row) + "\n")
+                    else:
+                        kernel.run(cell, index)
+        except Exception as error:  # noqa: BLE001 -- the kernel died or a cell hung: what finished is kept
+            (out_dir / "stopped.txt").write_text(_reason(error))
+        finally:
+            nbformat.write(notebook, out_dir / "graded.ipynb")
+    return results
+
+
+def _reason(error: BaseException) -> str:
+    """One line on why a check stopped."""
+    name = type(error).__name__
+    if name == "CellTimeoutError":
+        return "a cell ran past the grader's cell time limit"
+    if name == "DeadKernelError":
+        return "the kernel died (it exited, crashed or ran out of memory)"
+    return f"{name}: {str(error).splitlines()[0][:300] if str(error) else ''}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: grade one submission into OUT_DIR."""
+    parser = argparse.ArgumentParser(prog="python -m tutorial_lib.grading.worker", description=__doc__.split("\n")[0])
+    parser.add_argument("release", type=Path)
+    parser.add_argument("submission", type=Path)
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--cell-timeout", type=int, default=300)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    grade(args.release, args.submission, args.out_dir, args.cell_timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
