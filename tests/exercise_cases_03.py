@@ -39,8 +39,9 @@ def run_with_runners(sess, fetch, steps):
 
 
 def run_with_runners_error_to_coordinator(sess: Any, fetch: Any, steps: int) -> list:
-    """Right, another shape: a failed run is reported to the Coordinator, whose join raises it again."""
-    coord = v1.train.Coordinator()
+    """Right, another shape: a failed run is reported to the Coordinator, whose join raises it again (a Coordinator
+    that takes no error for a clean stop, so OutOfRangeError too)."""
+    coord = v1.train.Coordinator(clean_stop_exception_types=())
     threads = v1.train.start_queue_runners(sess=sess, coord=coord)
     values = []
     try:
@@ -142,6 +143,53 @@ def run_with_runners_swallows_error(sess: Any, fetch: Any, steps: int) -> list:
         for _ in range(steps):
             values.append(sess.run(fetch))
     except tf.errors.OpError:
+        pass
+    finally:
+        coord.request_stop()
+        coord.join(threads)
+    return values
+
+
+def run_with_runners_stop_on_exception(sess: Any, fetch: Any, steps: int) -> list:
+    """Wrong for 03.2: runs inside coord.stop_on_exception(), whose request_stop drops OutOfRangeError as a clean stop:
+    when the input runs out it returns fewer than `steps` results, without an error (other errors join re-raises)."""
+    coord = v1.train.Coordinator()
+    threads = v1.train.start_queue_runners(sess, coord)
+    values = []
+    with coord.stop_on_exception():
+        for _ in range(steps):
+            values.append(sess.run(fetch))
+    coord.request_stop()
+    coord.join(threads)
+    return values
+
+
+def run_with_runners_request_stop_error(sess: Any, fetch: Any, steps: int) -> list:
+    """Wrong for 03.2: hands a failed run's error to a default Coordinator (request_stop(error)), which re-raises it
+    in join unless it is OutOfRangeError, a clean stop to it."""
+    coord = v1.train.Coordinator()
+    threads = v1.train.start_queue_runners(sess=sess, coord=coord)
+    values = []
+    try:
+        for _ in range(steps):
+            values.append(sess.run(fetch))
+    except Exception as error:  # noqa: BLE001 -- handed to the Coordinator, which re-raises it in join
+        coord.request_stop(error)
+    finally:
+        coord.request_stop()
+        coord.join(threads)
+    return values
+
+
+def run_with_runners_catches_end(sess: Any, fetch: Any, steps: int) -> list:
+    """Wrong for 03.2: catches OutOfRangeError (the end-of-epoch loop's habit) and returns the results so far."""
+    coord = v1.train.Coordinator()
+    threads = v1.train.start_queue_runners(sess, coord)
+    values = []
+    try:
+        for _ in range(steps):
+            values.append(sess.run(fetch))
+    except tf.errors.OutOfRangeError:
         pass
     finally:
         coord.request_stop()
@@ -353,7 +401,7 @@ RIGHT = [
         sum([min_after_dequeue, num_threads * batch_size, 3 * batch_size]), "the three parts summed"),
     (ex.check_run_with_runners, from_source(RUN_WITH_RUNNERS_SOLUTION), "the notebook's solution"),
     (ex.check_run_with_runners, run_with_runners_error_to_coordinator,
-     "error handed to the Coordinator, re-raised by its join"),
+     "error handed to a Coordinator with no clean-stop errors, re-raised by its join"),
     (ex.check_join_epoch, from_source(JOIN_EPOCH_SOLUTION), "the notebook's solution"),
     (ex.check_join_epoch, join_epoch_queue_per_file, "a filename queue per file, session in a with block"),
 ]
@@ -407,6 +455,12 @@ MUTANTS = [
      "nbgrader's typical mistake"),
     (ex.check_run_with_runners, run_with_runners_no_finally, "finally", "cleans up only when every run succeeds"),
     (ex.check_run_with_runners, run_with_runners_swallows_error, "error_through", "returns instead of raising"),
+    (ex.check_run_with_runners, run_with_runners_stop_on_exception, "out_of_range",
+     "coord.stop_on_exception(): OutOfRangeError taken for a clean stop"),
+    (ex.check_run_with_runners, run_with_runners_request_stop_error, "out_of_range",
+     "request_stop(error) to a default Coordinator: OutOfRangeError dropped"),
+    (ex.check_run_with_runners, run_with_runners_catches_end, "out_of_range", "catches OutOfRangeError, returns the "
+     "results so far"),
     (ex.check_join_epoch, join_epoch(own_graph=True), "default_graph", "builds in a graph of its own"),
     (ex.check_join_epoch, join_epoch(files="all"), "given_files", "reads the course's files, not those passed in"),
     (ex.check_join_epoch, join_epoch(readers="one"), "one_reader_per_file", "one reader run by several threads"),

@@ -46,15 +46,15 @@ class _StartsRecorded:
         self._class.create_threads = self._original
 
 
-def _run_and_find_leaks(run_with_runners: Callable, fetch_for: Callable, steps: int) -> tuple:
-    """Call the answer on a fresh 1000-label pipeline; return (values or None, the error it raised, leaked threads,
-    the (session, coordinator) pairs the runners were started with, the checker's session)."""
+def _run_and_find_leaks(run_with_runners: Callable, fetch_for: Callable, steps: int, labels: int = 1000) -> tuple:
+    """Call the answer on a fresh pipeline of `labels` labels in batches of 10; return (values or None, the error it
+    raised, leaked threads, the (session, coordinator) pairs the runners were started with, the checker's session)."""
     tf = import_tensorflow()
     v1 = tf.compat.v1
     before = set(threading.enumerate())
     values, raised = None, None
     with tf.Graph().as_default():
-        fetch = fetch_for(_labels_pipeline(1000, 10))
+        fetch = fetch_for(_labels_pipeline(labels, 10))
         config = v1.ConfigProto(operation_timeout_in_ms=3000)  # a forgotten runner fails, not hangs
         with v1.Session(config=config) as sess, _StartsRecorded() as recorded:
             sess.run([v1.global_variables_initializer(), v1.local_variables_initializer()])
@@ -78,6 +78,7 @@ def _fails_on_third_batch(batch):
 
 
 RUN_STEPS = 7  # an odd count, not the statement's 3
+SHORT_LABELS, SHORT_STEPS = 25, 5  # batches of 10, 10 and 5, then OutOfRangeError: the input runs out first
 
 
 @requirements(
@@ -88,6 +89,8 @@ RUN_STEPS = 7  # an odd count, not the statement's 3
     ("joins", "asks the Coordinator to stop and joins the threads before returning", "join the threads"),
     ("finally", "stops and joins the threads also when a run raises", "finally"),
     ("error_through", "lets a failed run's error reach the caller", "let the error through"),
+    ("out_of_range", "lets OutOfRangeError reach the caller too, when the input runs out before `steps` runs (a "
+     "Coordinator takes it for a clean stop: handed to one, it is not raised again)", "OutOfRangeError included"),
 )
 def check_run_with_runners(run_with_runners: Callable) -> Verdict:
     """Exercise 03a.2: start runners under a Coordinator, run `steps` times, stop and join threads (even on error)."""
@@ -125,6 +128,29 @@ def check_run_with_runners(run_with_runners: Callable) -> Verdict:
             got = "a list of results" if raised is None else type(raised).__name__
             raise Mismatch("the failing run's InvalidArgumentError to reach the caller", got,
                            "Do not swallow a run's error: clean up on the way out and let the error through.")
+
+        # The input runs out after 3 runs of 5: the 4th run's OutOfRangeError must reach the caller like any other
+        # error. A Coordinator treats OutOfRangeError as a clean stop (its clean_stop_exception_types), so an
+        # answer that hands the error to it (coord.stop_on_exception(), coord.request_stop(error)) or catches it
+        # returns fewer results than `steps`, without an error.
+        values, raised, leaked, _, _ = _run_and_find_leaks(run_with_runners, lambda batch: batch, SHORT_STEPS,
+                                                           SHORT_LABELS)
+        if leaked:
+            raise Mismatch("no runner threads left after a run that fails", f"{len(leaked)} still running",
+                           "Stop and join the threads also when a run raises: put that in a `finally:` block.")
+        if not isinstance(raised, tf.errors.OutOfRangeError):
+            if raised is not None:
+                got = type(raised).__name__
+            elif isinstance(values, list | tuple):
+                got = f"{len(values)} results and no error"
+            else:
+                got = type(values).__name__
+            batches = -(-SHORT_LABELS // 10)
+            raise Mismatch(f"OutOfRangeError from run {batches + 1} of steps={SHORT_STEPS} (the input holds "
+                           f"{batches} batches)", got,
+                           "Let every run's error reach the caller, OutOfRangeError included: do not catch it, and "
+                           "do not leave it to the Coordinator (coord.stop_on_exception(), coord.request_stop(error)"
+                           "): a Coordinator takes OutOfRangeError for a clean stop, and its join does not raise it.")
     return run_check("Exercise 2 (runners started and stopped)", check)
 
 
