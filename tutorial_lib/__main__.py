@@ -1,5 +1,6 @@
 """Command line: `python -m tutorial_lib data build|verify`, `notebooks [NAME...] [--repeat N] [--machine SETTINGS]`,
 `navigation`, `student-edition OUT_DIR`, `nbgrader OUT_DIR [ASSIGNMENT...]`, `nbgrader-check OUT_DIR [ASSIGNMENT...]`,
+`grade COURSE_DIR ASSIGNMENT [--jobs N] [--time-limit S] [--memory-mb M]`,
 `bench [pipelines|monitor|migrate]`, `check-checkers [--cases DIR] [EXERCISE...]`, `serve dispatcher|worker`,
 `site [OUT_DIR]`, `doctor`, `migrate PATH... [--format text|json|markdown] [--brief]`, `start [DIR]`.
 Installed, the same commands are `data-into-tensorflow ...`."""
@@ -141,6 +142,18 @@ def _nbgrader(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grade(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tutorial_lib.grading import classroom
+
+    outcomes = classroom.grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
+                                          time_limit=args.time_limit, memory_mb=args.memory_mb,
+                                          cell_timeout=args.cell_timeout, students=args.student or None)
+    print(f"graded {len(outcomes)} submissions of {args.assignment} into {Path(args.course) / 'gradebook.db'}")
+    return 0
+
+
 def _nbgrader_check(args: argparse.Namespace) -> int:
     """Run the nbgrader round trip on each assignment and print the scores; 1 when one is not as expected."""
     from pathlib import Path
@@ -268,6 +281,17 @@ def main(argv: list[str] | None = None) -> int:
     grader_check.add_argument("out_dir")
     grader_check.add_argument("assignments", nargs="*", help="notebook stems (default: all)")
     grader_check.set_defaults(run=_nbgrader_check)
+    grade = commands.add_parser("grade", help="grade every submission of an assignment of an nbgrader course, in "
+                                "parallel, each within a time and memory limit, into the gradebook (the score "
+                                "decided outside the student's kernel)")
+    grade.add_argument("course", help="the nbgrader course directory")
+    grade.add_argument("assignment")
+    grade.add_argument("--jobs", type=int, default=None, help="submissions at once (default: one per core)")
+    grade.add_argument("--time-limit", type=float, default=600.0, help="seconds per submission (default 600)")
+    grade.add_argument("--memory-mb", type=int, default=8192, help="address space per process (default 8192)")
+    grade.add_argument("--cell-timeout", type=int, default=300, help="seconds per cell (default 300)")
+    grade.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    grade.set_defaults(run=_grade)
     website = commands.add_parser("site", help="build the course as a static website (the committed notebooks "
                                   "with their outputs, README, INSTRUCTORS.md, the migration map) and check its links")
     website.add_argument("out_dir", nargs="?", default="out/site")

@@ -47,7 +47,9 @@ BLOCKED_ATTRIBUTES = frozenset({
     "open", "system", "popen", "remove", "unlink", "rename", "rmtree", "makedirs", "environ", "modules",
     "load_library", "load_op_library", "get_ipython", "exec", "eval", "compile", "f_globals", "f_locals", "f_back",
     "gi_frame", "cr_frame", "tb_frame", "tb_next", "func_globals", "mro", "format", "format_map", "setattr",
-    "delattr", "set_printoptions", "seterr", "seterrcall", "setbufsize",
+    "delattr", "set_printoptions", "seterr", "seterrcall", "setbufsize", "write", "writelines", "print",
+    "TFRecordWriter", "create_file_writer", "open_memmap", "matching_files", "glob", "listdir", "walk",
+    "copyfile", "mkdir", "rmdir", "experimental_write_csv",
 })
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault",
                       "sort", "reverse", "add", "discard", "difference_update", "intersection_update",

@@ -2,14 +2,18 @@
 exercise's score is decided here, in this process, where the student's code never runs.
 
     python -m tutorial_lib.grading.worker RELEASE.ipynb SUBMISSION.ipynb OUT_DIR [--cell-timeout S]
+        [--results-fd N] [--memory-mb M]
 
 Only the answer cells come from the submission (matched by nbgrader grade_id); every other cell -- the lesson, the
 locked test cells, their metadata -- comes from the release, so nothing a student did to them counts. In the
 kernel, `sandbox.install` runs first, then the cells in order: answer cells through `sandbox.run_answer`, test
 cells replaced by the grader's own check of that exercise (`remote.REMOTE`: the checker runs here on answers called
-remotely; otherwise `sandbox.run_test` in the kernel, verdict only). After each exercise a line goes to
-OUT_DIR/results.jsonl (grade_id, score, points, feedback, how), so a submission cut off later keeps what finished;
-the executed notebook, with the grader's feedback in the test cells, is written to OUT_DIR/graded.ipynb.
+remotely; otherwise `sandbox.run_test` in the kernel, verdict only). After each exercise a JSON line (grade_id,
+score, points, feedback, how) goes to the results pipe (`--results-fd`, a pipe from `grading.classroom` that the
+kernel does not inherit; else OUT_DIR/results.jsonl), so a submission cut off later keeps what finished; the
+executed notebook, with the grader's feedback in the test cells, is written to OUT_DIR/graded.ipynb (feedback
+only: scores never come from a file the kernel could reach). `--memory-mb` caps this process's and the kernel's
+address space (RLIMIT_AS, inherited by the kernel).
 """
 
 from __future__ import annotations
@@ -173,13 +177,15 @@ def grade_test_cell(kernel: Kernel, cell: Any, index: int) -> tuple[bool, str, s
     return passed, feedback.strip(), "sandboxed"
 
 
-def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout: int = 300) -> list[dict]:
-    """Grade one submission; write results.jsonl (one line per exercise, as it finishes) and graded.ipynb."""
+def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout: int = 300,
+          results_fd: int | None = None) -> list[dict]:
+    """Grade one submission; send a line per exercise as it finishes (results_fd, else results.jsonl) and write
+    graded.ipynb."""
     from nbclient import NotebookClient
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    results_path = out_dir / "results.jsonl"
-    results_path.write_text("")
+    channel = os.fdopen(results_fd, "w", buffering=1) if results_fd is not None else (
+        out_dir / "results.jsonl").open("w", buffering=1)
     notebook = graded_notebook(nbformat.read(release_path, 4), nbformat.read(submission_path, 4))
     own_names = {nbgrader_meta(c)["grade_id"]: defined_names(c.source) for c in nbformat.read(release_path, 4).cells
                  if is_answer(c)}
@@ -189,8 +195,7 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
                                 resources={"metadata": {"path": workdir}}, interrupt_on_timeout=True)
         try:
             with client.setup_kernel():
-                pid = getattr(client.km.provisioner, "pid", None)
-                (out_dir / "kernel.pid").write_text(str(pid or ""))
+                channel.write(json.dumps({"kernel_pid": getattr(client.km.provisioner, "pid", None)}) + "\n")
                 kernel = Kernel(client, notebook)
                 install = kernel.run_code(INSTALL)
                 if any(o.get("output_type") == "error" for o in install.outputs):
@@ -214,14 +219,14 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
                                "score": float(meta.get("points", 0)) if passed else 0.0, "feedback": feedback,
                                "how": how}
                         results.append(row)
-                        with results_path.open("a") as file:
-                            file.write(json.dumps(row) + "\n")
+                        channel.write(json.dumps(row) + "\n")
                     else:
                         kernel.run(cell, index)
         except Exception as error:  # noqa: BLE001 -- the kernel died or a cell hung: what finished is kept
-            (out_dir / "stopped.txt").write_text(_reason(error))
+            channel.write(json.dumps({"stopped": _reason(error)}) + "\n")
         finally:
             nbformat.write(notebook, out_dir / "graded.ipynb")
+            channel.close()
     return results
 
 
@@ -242,9 +247,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submission", type=Path)
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--cell-timeout", type=int, default=300)
+    parser.add_argument("--results-fd", type=int, default=None)
+    parser.add_argument("--memory-mb", type=int, default=None)
     args = parser.parse_args(argv)
+    if args.memory_mb:
+        import resource
+
+        limit = args.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    grade(args.release, args.submission, args.out_dir, args.cell_timeout)
+    grade(args.release, args.submission, args.out_dir, args.cell_timeout, args.results_fd)
     return 0
 
 
