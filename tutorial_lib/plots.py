@@ -1,16 +1,91 @@
 """Static pictures the notebooks show: digits, molecules (layout lives here, not in cells).
 
-Each function returns a closed matplotlib Figure, so it is drawn exactly once: when it is the last
-expression of a cell (or passed to `display`).
+Each function returns a closed `DescribedFigure` (a matplotlib Figure), so it is drawn exactly once: when it is
+the last expression of a cell (or passed to `display`). Its `description` is its text alternative, generated
+from the data it plots; displayed, it becomes `<img alt="description">` (text/html, which JupyterLab and
+Notebook 7 render with the alt that a screen reader reads; their own image/png renderer sets no alt) and the
+description as text/plain. The site builder (classroom/site.py) turns it back into an image with that alt.
+
+Colours come from one palette, Okabe & Ito's colour-blind-safe set (`OKABE_ITO`), in groups that are used
+together (`SERIES`, `VERDICT_COLOURS`, `COMPUTE`/`WAITING`); tests/test_accessibility.py simulates
+deuteranopia, protanopia and tritanopia on each group and on the colours each figure draws, and where two
+series meet, line styles, markers, hatching or direct labels carry the difference too.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+
+# Okabe & Ito (2008), "Color Universal Design": eight colours distinguishable with every common CVD.
+OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73",
+             "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7"}
+GREY = "#999999"  # baselines and reference marks, always with a label or hatch beside it
+# Series drawn together, in this order (curves, queues): the order that keeps them furthest apart under CVD.
+SERIES = tuple(OKABE_ITO[n] for n in ("blue", "vermillion", "black", "sky blue", "reddish purple"))
+LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)))  # a second cue for each series, beside its colour
+MARKERS = ("o", "s", "^", "D", "v")
+COMPUTE, WAITING = OKABE_ITO["blue"], OKABE_ITO["vermillion"]  # a step's two parts; waiting is also hatched
+WAITING_HATCH = "////"
+# The verdict scale, worst to best, and the text colour on each (WCAG 1.4.3: at least 4.5:1).
+VERDICT_COLOURS = {"input-bound": OKABE_ITO["vermillion"], "moderately input-bound": OKABE_ITO["yellow"],
+                   "compute-bound": OKABE_ITO["blue"]}
+VERDICT_TEXT = {"input-bound": "#000000", "moderately input-bound": "#000000", "compute-bound": "#FFFFFF"}
+FIGURE_HTML = re.compile(r'^<img alt="([^"]*)" src="data:image/png;base64,([A-Za-z0-9+/=\s]+)"')
+
+
+class DescribedFigure(Figure):
+    """A Figure with a text alternative (`description`), displayed as an image that carries it."""
+
+    description: str = ""
+
+    def _ipython_display_(self) -> None:
+        """Display as <img alt> (text/html) with the description as text/plain."""
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
+
+        png = print_figure(self, "png", base64=True)
+        alt = html.escape(self.description or "figure with no description", quote=True)
+        display({"text/html": f'<img alt="{alt}" src="data:image/png;base64,{png}">',
+                 "text/plain": f"[figure: {self.description}]"}, raw=True)
+
+
+def figure_alt(data: dict) -> tuple[str, str] | None:
+    """Return (alt text, base64 PNG) of a displayed DescribedFigure's output data, or None for other outputs."""
+    match = FIGURE_HTML.match(data.get("text/html", "") if isinstance(data.get("text/html"), str)
+                              else "".join(data.get("text/html", [])))
+    return (html.unescape(match.group(1)), match.group(2)) if match else None
+
+
+def number(value: float, digits: int = 3) -> str:
+    """Format a value for a description: `digits` significant digits, thousands separated, no exponent."""
+    value = float(value)
+    if value == 0 or not np.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(value)))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def span(values: Sequence[float], unit: str = "") -> str:
+    """Describe a series in one phrase: its first and last value, and its minimum and maximum."""
+    v = np.asarray(values, dtype=float)
+    unit = f" {unit}" if unit else ""
+    if len(v) == 0:
+        return "no values"
+    return (f"from {number(v[0])} to {number(v[-1])}{unit} (lowest {number(v.min())}, highest "
+            f"{number(v.max())})")
+
+
+def described(fig: Figure, text: str) -> Figure:
+    """Set a figure's text alternative and return the figure."""
+    fig.description = " ".join(text.split()).replace("[", "(").replace("]", ")")  # one line, no brackets
+    return fig
 
 
 def show_digits(images: np.ndarray, labels: Sequence[int], columns: int = 8) -> Figure:
@@ -22,22 +97,33 @@ def show_digits(images: np.ndarray, labels: Sequence[int], columns: int = 8) -> 
     for ax, image, label in zip(axes.flat, images, labels, strict=False):
         ax.imshow(np.squeeze(image), cmap="gray_r", vmin=0, vmax=255)
         ax.set_title(f"label {int(label)}", fontsize=9)
-    return fig
+    shape = "×".join(str(n) for n in np.squeeze(images[0]).shape) if len(images) else "no"
+    return described(fig, f"A grid of {len(images)} grey-scale digit images ({shape} pixels), {columns} per row, "
+                          f"each titled with its label; the labels in order: "
+                          f"{', '.join(str(int(label)) for label in labels[:len(images)])}.")
 
 
 def show_molecules(sizes: Sequence[int], energies: Sequence[float]) -> Figure:
     """Draw the spread of molecule sizes and energy against size."""
     fig, (left, right) = _figure(1, 2, figsize=(9, 3))
-    left.hist(sizes, bins=np.arange(min(sizes), max(sizes) + 2) - 0.5, color="tab:blue")
+    left.hist(sizes, bins=np.arange(min(sizes), max(sizes) + 2) - 0.5, color=SERIES[0], edgecolor="black")
     left.set(xlabel="atoms per molecule", ylabel="molecules", title="Sizes vary from molecule to molecule")
-    right.scatter(sizes, energies, s=6, alpha=0.5, color="tab:orange")
+    right.scatter(sizes, energies, s=6, alpha=0.5, color=SERIES[1])
     right.set(xlabel="atoms per molecule", ylabel="energy (eV)", title="Morse pair energy")
-    return fig
+    sizes_, energies_ = np.asarray(sizes, dtype=float), np.asarray(energies, dtype=float)
+    counts = np.bincount(np.asarray(sizes, dtype=int))
+    trend = np.corrcoef(sizes_, energies_)[0, 1] if len(sizes_) > 1 and sizes_.std() and energies_.std() else 0.0
+    return described(fig, f"Left, sizes vary from molecule to molecule: a histogram of atoms per molecule for "
+                          f"{len(sizes_)} molecules, from {int(sizes_.min())} to {int(sizes_.max())} atoms (median "
+                          f"{number(np.median(sizes_))}, most common {int(counts.argmax())}). Right, Morse pair "
+                          f"energy against size: energies from {number(energies_.min())} to "
+                          f"{number(energies_.max())} eV, {'falling' if trend < 0 else 'rising'} with size "
+                          f"(correlation {trend:.2f}).")
 
 
 def _figure(rows: int, columns: int, **options) -> tuple[Figure, np.ndarray]:
     """Create a figure through pyplot (which sets up notebook display) and close it at once."""
-    fig, axes = plt.subplots(rows, columns, layout="constrained", **options)
+    fig, axes = plt.subplots(rows, columns, layout="constrained", FigureClass=DescribedFigure, **options)
     plt.close(fig)
     return fig, axes
 
@@ -50,27 +136,38 @@ def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = _figure(1, 1, figsize=(6, 3))
-    for (name, values), style in zip(curves.items(), ["-", "--", ":", "-."] * 4, strict=False):
-        ax.plot(np.arange(len(values)) if x is None else x, values, style, marker="o" if x is not None else None,
+    for k, (name, values) in enumerate(curves.items()):
+        ax.plot(np.arange(len(values)) if x is None else x, values, ls=LINE_STYLES[k % len(LINE_STYLES)],
+                marker=MARKERS[k % len(MARKERS)] if x is not None else None, color=SERIES[k % len(SERIES)],
                 label=name)
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title, xscale="log" if logx else "linear",
            yscale="log" if logy else "linear")
     if integer_x:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend()
-    return fig
+    where = "" if x is None else f", {xlabel} from {number(min(x))} to {number(max(x))}"
+    lines = "; ".join(f"{name}: {len(values)} points, {span(values)}" for name, values in curves.items())
+    return described(fig, f"{title + ': ' if title else ''}{ylabel} against {xlabel}"
+                          f"{' (log scale)' if logy or logx else ''}, {len(curves)} "
+                          f"{'curve' if len(curves) == 1 else 'curves'}{where}. {lines}.")
 
 
 def show_feed_cost(bytes_per_feed: Sequence[int], ms_per_run: dict[str, Sequence[float]]) -> Figure:
     """Draw the time of a `run` that only feeds, against the bytes fed, one line per way of feeding."""
     fig, ax = _figure(1, 1, figsize=(6, 3.2))
     megabytes = np.asarray(bytes_per_feed) / 1e6
-    for name, values in ms_per_run.items():
-        ax.plot(megabytes, values, marker="o", label=name)
+    for k, (name, values) in enumerate(ms_per_run.items()):
+        ax.plot(megabytes, values, marker=MARKERS[k % len(MARKERS)], ls=LINE_STYLES[k % len(LINE_STYLES)],
+                color=SERIES[k % len(SERIES)], label=name)
     ax.set(xscale="log", yscale="log", xlabel="MB fed per run", ylabel="ms per run (median)",
            title="What a feed costs: a copy, or nothing")
     ax.legend(fontsize="small")
-    return fig
+    lines = "; ".join(f"{name}: {number(values[0])} ms at {number(megabytes[0])} MB, {number(values[-1])} ms at "
+                      f"{number(megabytes[-1])} MB ({number(values[-1] / values[0], 2)} times)"
+                      for name, values in ms_per_run.items())
+    return described(fig, f"What a feed costs: the median ms per run against the MB fed per run, log-log, "
+                          f"{len(megabytes)} sizes from {number(megabytes[0])} to {number(megabytes[-1])} MB. "
+                          f"{lines}.")
 
 
 def show_pipeline(stages: Sequence[str], per_row: int = 4, title: str = "") -> Figure:
@@ -82,26 +179,32 @@ def show_pipeline(stages: Sequence[str], per_row: int = 4, title: str = "") -> F
     centres = [(k % per_row + 0.5, rows - k // per_row - 0.5) for k in range(len(stages))]
     for (x, y), text in zip(centres, stages, strict=True):
         ax.text(x, y, text, ha="center", va="center", fontsize=9, wrap=True,
-                bbox={"boxstyle": "round,pad=0.4", "facecolor": "#e8f0fe", "edgecolor": "#3366cc"})
+                bbox={"boxstyle": "round,pad=0.4", "facecolor": "#e8f0fe", "edgecolor": OKABE_ITO["blue"]})
     for (x0, y0), (x1, y1) in zip(centres, centres[1:], strict=False):
         if y0 == y1:
             ax.annotate("", (x1 - 0.42, y1), (x0 + 0.42, y0), arrowprops={"arrowstyle": "->"})
         else:
             ax.annotate("", (x1, y1 + 0.25), (x0, y0 - 0.25),
                         arrowprops={"arrowstyle": "->", "connectionstyle": "angle,angleA=0,angleB=90"})
-    return fig
+    return described(fig, f"{title + ': ' if title else ''}a pipeline of {len(stages)} stages, each feeding the "
+                          f"next: {' → '.join(' '.join(str(stage).split()) for stage in stages)}.")
 
 
 def show_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str = "") -> Figure:
     """Draw one panel per group, one bar per named value (e.g. {'graph size (MB)': {'constant': 12.5, ...}})."""
     fig, axes = _figure(1, len(groups), figsize=(4 * len(groups), 3), squeeze=False)
     labels = list(dict.fromkeys(label for values in groups.values() for label in values))
-    colour = dict(zip(labels, [f"C{i}" for i in range(len(labels))], strict=True))  # same label, same colour
+    colour = {label: SERIES[i % len(SERIES)] for i, label in enumerate(labels)}  # same label, same colour
     for ax, (name, values) in zip(axes.flat, groups.items(), strict=True):
-        ax.bar(list(values), list(values.values()), color=[colour[label] for label in values])
+        bars = ax.bar(list(values), list(values.values()), color=[colour[label] for label in values],
+                      edgecolor="black")
+        ax.bar_label(bars, labels=[number(v) for v in values.values()], fontsize=8)  # the value, not only a height
         ax.set(title=name, ylabel=ylabel)
     fig.suptitle(title)
-    return fig
+    panels = "; ".join(f"{name}: " + ", ".join(f"{label} {number(v)}" for label, v in values.items()) +
+                       f" (highest: {max(values, key=values.get)})" for name, values in groups.items())
+    return described(fig, f"{title + ': ' if title else ''}bar chart of {ylabel}, {len(groups)} "
+                          f"{'panel' if len(groups) == 1 else 'panels'}. {panels}.")
 
 
 def show_ptb_layout(stream: Sequence[int], batch_size: int, num_steps: int, step: int = 0) -> Figure:
@@ -118,12 +221,21 @@ def show_ptb_layout(stream: Sequence[int], batch_size: int, num_steps: int, step
         for c in range(batch_len):
             ax.text(c, r, str(data[r, c]), ha="center", va="center", fontsize=9)
     x0 = step * num_steps
-    ax.add_patch(Rectangle((x0 - 0.5, -0.5), num_steps, batch_size, fill=False, lw=2.5, edgecolor="tab:blue"))
+    ax.add_patch(Rectangle((x0 - 0.5, -0.5), num_steps, batch_size, fill=False, lw=2.5, edgecolor=SERIES[0]))
     ax.add_patch(Rectangle((x0 + 0.5, -0.45), num_steps, batch_size - 0.1, fill=False, lw=2, ls="--",
-                           edgecolor="tab:red"))
+                           edgecolor=SERIES[1]))
     ax.set(xticks=range(batch_len), yticks=range(batch_size), xlabel="position in row (batch_len columns)",
            ylabel="row (batch_size)", title=f"colour: window i · step {step}: x solid, y dashed")
-    return fig
+    rows = "; ".join(f"row {r}: {' '.join(str(t) for t in data[r])}" for r in range(batch_size))
+    return described(fig, f"A stream of {len(stream)} tokens cut into {batch_size} rows of {batch_len} "
+                          f"(batch_len), each row a contiguous run of the stream; the rows are cut into {epoch} "
+                          f"windows of {num_steps} columns (the epoch){_unused(batch_len - 1 - epoch * num_steps)}. "
+                          f"Window {step}: x is columns {x0} to {x0 + num_steps - 1} (solid outline), y the same "
+                          f"shifted one to the right, columns {x0 + 1} to {x0 + num_steps} (dashed outline). {rows}.")
+
+
+def _unused(columns: int) -> str:
+    return f", the last {columns} {'column' if columns == 1 else 'columns'} of each row unused" if columns else ""
 
 
 def show_pipeline_bench(results: dict) -> Figure:
@@ -134,9 +246,9 @@ def show_pipeline_bench(results: dict) -> Figure:
         variants = results[name]["variants"]
         labels = list(variants)[::-1]
         speedups = [variants[v]["speedup_over_naive"] for v in labels]
-        colours = ["tab:gray" if v in ("ceiling", "naive") else "tab:orange" if v in ("feed_dict", "autotune")
-                   or v.startswith("queue") else "tab:blue" for v in labels]
-        ax.barh(labels, speedups, color=colours)
+        groups = [_bench_group(v) for v in labels]
+        ax.barh(labels, speedups, color=[BENCH_GROUPS[g][0] for g in groups],
+                hatch=[BENCH_GROUPS[g][1] for g in groups], edgecolor="black", linewidth=0.5)
         for y, v in enumerate(labels):
             f = variants[v]
             note = f"{100 * f['input_bound_fraction']:.0f}% waiting"
@@ -146,8 +258,24 @@ def show_pipeline_bench(results: dict) -> Figure:
         ax.axvline(1.0, color="black", lw=0.8)
         ax.set(title=f"{name} workload", xlabel="speedup over tf.data naive (median, same run)",
                xlim=(0, max(speedups) * 1.9))
-    fig.suptitle("Input pipelines compared (grey: baselines, orange: TF1 and AUTOTUNE, blue: tf.data)")
-    return fig
+    fig.suptitle("Input pipelines compared (grey, dotted: baselines; vermillion, hatched: TF1 and AUTOTUNE; "
+                 "blue: tf.data)")
+    panels = "; ".join(f"{name} workload: " + ", ".join(
+        f"{v} {number(f['speedup_over_naive'], 2)}× ({100 * f['input_bound_fraction']:.0f}% waiting)"
+        for v, f in sorted(results[name]["variants"].items(), key=lambda item: -item[1]["speedup_over_naive"]))
+        for name in names)
+    return described(fig, f"Input pipelines compared: each variant's speedup over tf.data naive (median of the same "
+                          f"run), fastest first, with its share of time waiting for input. {panels}.")
+
+
+BENCH_GROUPS = {"baseline": (GREY, ".."), "TF1 and AUTOTUNE": (OKABE_ITO["vermillion"], "//"),
+                "tf.data": (OKABE_ITO["blue"], "")}  # colour and hatch of each group of benchmark variants
+
+
+def _bench_group(variant: str) -> str:
+    if variant in ("ceiling", "naive"):
+        return "baseline"
+    return "TF1 and AUTOTUNE" if variant in ("feed_dict", "autotune") or variant.startswith("queue") else "tf.data"
 
 
 def show_drill(drills: dict[str, dict]) -> Figure:
@@ -156,14 +284,25 @@ def show_drill(drills: dict[str, dict]) -> Figure:
     for ax, (name, drill) in zip(axes.flat, drills.items(), strict=True):
         zero = drill["times"][0]
         times = np.asarray(drill["times"]) - zero
-        ax.plot(times, np.arange(1, len(times) + 1), color="tab:blue", lw=2, label="elements received")
+        ax.plot(times, np.arange(1, len(times) + 1), color=SERIES[0], lw=2, label="elements received")
         end = (drill["finished_s"] if drill["finished"] else drill["waited_s"]) - zero
-        ax.plot([times[-1], end], [len(times)] * 2, color="tab:blue", ls=":", lw=2, label="waiting")
-        ax.axvline(drill["killed_s"] - zero, color="tab:red", ls="--", label="worker 0 killed")
+        ax.plot([times[-1], end], [len(times)] * 2, color=SERIES[0], ls=":", lw=2, label="waiting")
+        ax.axvline(drill["killed_s"] - zero, color=SERIES[1], ls="--", label="worker 0 killed")
         if drill.get("restarted_s") is not None:
-            ax.axvline(drill["restarted_s"] - zero, color="tab:green", ls="--", label="replacement ready")
+            ax.axvline(drill["restarted_s"] - zero, color=SERIES[2], ls="-.", label="replacement ready")
         state = "finished" if drill["finished"] else "still waiting when stopped"
         ax.set(title=f"{name}: {len(drill['seen'])} received, {state}", ylabel="elements received",
                xlabel="seconds since the first element")
         ax.legend(loc="lower right", fontsize=8)
-    return fig
+    return described(fig, "Fault drills, elements received against seconds since the first element. " + " ".join(
+        _drill_text(name, drill) for name, drill in drills.items()))
+
+
+def _drill_text(name: str, drill: dict) -> str:
+    zero = drill["times"][0]
+    end = (drill["finished_s"] if drill["finished"] else drill["waited_s"]) - zero
+    restart = drill.get("restarted_s")
+    return (f"{name}: {len(drill['seen'])} elements received in {number(drill['times'][-1] - zero, 2)} s; worker 0 "
+            f"killed at {number(drill['killed_s'] - zero, 2)} s"
+            f"{'' if restart is None else f', its replacement ready at {number(restart - zero, 2)} s'}; "
+            f"{'finished' if drill['finished'] else 'still waiting when stopped'} at {number(end, 2)} s.")

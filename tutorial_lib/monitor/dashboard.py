@@ -9,6 +9,13 @@ period freezes the view only until it returns: the next refresh shows the latest
 normally, by an exception or by the stop button -- the sampler is stopped and joined and a static figure of
 the whole run is left in the notebook, so a saved notebook (and CI) shows what happened.
 
+For a student who cannot see the bars: `announce` is a text line (an ARIA live region, role "status", polite)
+that states the verdict, the wait share, the speed and each queue's fill, at most once every `announce_every_s`
+seconds and only when it changed; each bar has the queue's name and "n / capacity" as text beside it; the final
+figure carries a text alternative (`run_description`). The knob panel is number boxes with labels (a screen
+reader names them; arrow keys step them) linked to sliders. Checked in Chromium's accessibility tree by
+tests/test_browser.py.
+
     monitor = Monitor(probes)
     with LiveDashboard(monitor, title="input-bound run"):
         for step in range(steps):
@@ -29,19 +36,38 @@ from IPython.display import display
 from matplotlib.figure import Figure
 
 from tutorial_lib.monitor import INPUT_BOUND, MODERATELY_INPUT_BOUND, Monitor, Snapshot, verdict
+from tutorial_lib.plots import (
+    COMPUTE,
+    LINE_STYLES,
+    SERIES,
+    VERDICT_COLOURS,
+    VERDICT_TEXT,
+    WAITING,
+    WAITING_HATCH,
+    DescribedFigure,
+    described,
+    number,
+)
 
-_BADGE_COLOURS = {"input-bound": "#c62828", "moderately input-bound": "#ef6c00", "compute-bound": "#2e7d32"}
-_TRACE_COLOURS = ["#1565c0", "#6a1b9a", "#00838f", "#ad1457", "#558b2f"]
+_BADGE_COLOURS = VERDICT_COLOURS  # the course palette's verdict scale (plots.py); text colours in VERDICT_TEXT
+_TRACE_COLOURS = list(SERIES)
+_DASHES = ["", "6 3", "2 2", "6 2 2 2", "8 2 2 2 2 2"]  # the sparkline's second cue per queue (SVG dash arrays)
+MUTED = "#595959"  # secondary text: 7:1 on white, 6.6:1 on the sparkline's #fafafa
+TEXT_COLOURS = [(MUTED, "#ffffff"), (MUTED, "#fafafa"), ("#000000", "#fafafa")]  # (text, background) pairs shown
 
 
 class LiveDashboard:
     """One bar per queue (count/capacity), a live fill trace, examples/s, step time, and a verdict badge."""
 
-    def __init__(self, monitor: Monitor, title: str = "", max_updates_per_s: float = 5.0, show: bool = True):
+    def __init__(self, monitor: Monitor, title: str = "", max_updates_per_s: float = 5.0, show: bool = True,
+                 announce_every_s: float = 5.0):
         self.monitor, self.title, self.show = monitor, title, show
         self._period = 1.0 / max_updates_per_s
         self._last_update = 0.0
         self._last_trace = 0.0
+        self.announce_every_s = announce_every_s
+        self._last_announce = -float("inf")
+        self.announced: list[str] = []
         self.updates = 0
         self.figure: Figure | None = None
         self.bars = {p.name: widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description=_short(p.name),
@@ -53,9 +79,11 @@ class LiveDashboard:
         self.stats = widgets.HTML(value="waiting for the first step...")
         self.badge = widgets.HTML(value="")
         self.gpu = widgets.HTML(value=gpu_text(monitor, None, 0.0))
+        self.announce = widgets.HTML(value=_live_region(f"{title + ': ' if title else ''}waiting for the first step"))
         rows = [widgets.HBox([self.bars[name], self.counts[name]]) for name in self.bars]
         header = widgets.HTML(value=f"<b>{html.escape(title)}</b>") if title else widgets.HTML()
-        self.view = widgets.VBox([header, *rows, self.trace, widgets.HBox([self.badge, self.stats]), self.gpu])
+        self.view = widgets.VBox([header, self.announce, *rows, self.trace, widgets.HBox([self.badge, self.stats]),
+                                  self.gpu])
         monitor.step_listeners.append(self._on_step)
 
     # Called from the training loop's thread after every step: set values only, batched, rate-limited.
@@ -80,15 +108,27 @@ class LiveDashboard:
             self._last_trace = now
             _, fractions = self.monitor.fill_history(last=150)
             self.trace.value = _sparkline(fractions, len(self.monitor.samples), last=150)
-        colour = _BADGE_COLOURS[snapshot.verdict]
-        self.badge.value = (f"<span style='background:{colour};color:white;padding:2px 8px;border-radius:4px'>"
-                            f"{snapshot.verdict}</span>&nbsp;")
+        colour, text = _BADGE_COLOURS[snapshot.verdict], VERDICT_TEXT[snapshot.verdict]
+        self.badge.value = (f"<span style='background:{colour};color:{text};padding:2px 8px;border-radius:4px;"
+                            f"border:1px solid #000'>verdict: {snapshot.verdict}</span>&nbsp;")
         self.stats.value = (f"step {snapshot.steps} &middot; waiting for input {100 * snapshot.wait_fraction:.0f}% "
                             f"&middot; {snapshot.examples_per_s:,.0f} examples/s &middot; "
                             f"{snapshot.step_ms:.1f} ms/step")
         if snapshot.gpu is not None:
             self.gpu.value = gpu_text(self.monitor, snapshot.gpu, snapshot.wait_fraction)
+        self._announce(snapshot)
         self.updates += 1
+
+    def _announce(self, snapshot: Snapshot, final: bool = False) -> None:
+        """Set the live region's line when it changed and `announce_every_s` has passed (always at the end)."""
+        now = time.perf_counter()
+        if not final and now - self._last_announce < self.announce_every_s:
+            return
+        line = status_line(snapshot, self.title, final)
+        if not self.announced or line != self.announced[-1]:
+            self._last_announce = now
+            self.announced.append(line)
+            self.announce.value = _live_region(line)
 
     def __enter__(self) -> LiveDashboard:
         if self.show:
@@ -99,15 +139,31 @@ class LiveDashboard:
     def __exit__(self, exc_type: type | None, *exc: object) -> None:
         self.monitor.stop(raise_errors=exc_type is None)  # joins the sampler: nothing runs after the cell
         self.refresh(self.monitor.snapshot())
+        self._announce(self.monitor.snapshot(), final=True)
         self.figure = run_figure(self.monitor, self.title)
         if self.show:
             display(self.figure)
 
 
+def status_line(snapshot: Snapshot, title: str = "", final: bool = False) -> str:
+    """Return the dashboard's line for assistive technology: verdict, wait share, speed and each queue's fill."""
+    queues = "; ".join(f"{_short(name)} {snapshot.sizes.get(name, 0)} of {capacity}"
+                       for name, capacity in snapshot.capacities.items())
+    return (f"{title + ': ' if title else ''}{'finished, ' if final else ''}{snapshot.verdict} at step "
+            f"{snapshot.steps}, waiting for input {100 * snapshot.wait_fraction:.0f}% of step time, "
+            f"{snapshot.examples_per_s:,.0f} examples/s, {snapshot.step_ms:.1f} ms per step"
+            + (f". Queues: {queues}." if queues else "."))
+
+
+def _live_region(text: str) -> str:
+    return (f"<div role='status' aria-live='polite' aria-atomic='true' style='font-size:12px;color:{MUTED}'>"
+            f"{html.escape(text)}</div>")
+
+
 def gpu_text(monitor: Monitor, reading: Any, wait_fraction: float) -> str:
     """Return the GPU panel's line: utilisation, memory and the GPU's wait for input, or why there is no panel."""
     if monitor.gpu is None:
-        return f"<span style='color:#666'>GPU panel: {html.escape(monitor.gpu_note)}</span>"
+        return f"<span style='color:{MUTED}'>GPU panel: {html.escape(monitor.gpu_note)}</span>"
     if reading is None:
         return f"<b>{html.escape(monitor.gpu_note)}</b>: waiting for the first reading..."
     return (f"<b>{html.escape(monitor.gpu_note)}</b>: utilisation {100 * reading.utilization:.0f}% &middot; memory "
@@ -129,12 +185,17 @@ def _sparkline(fractions: dict[str, Sequence[float]], count: int, width: int = 5
             continue
         step = width / (len(values) - 1)
         points = " ".join(f"{i * step:.0f},{height - 4 - v * (height - 8):.0f}" for i, v in enumerate(values))
-        colour = _TRACE_COLOURS[k % len(_TRACE_COLOURS)]
-        lines.append(f"<polyline fill='none' stroke='{colour}' stroke-width='1.5' points='{points}'/>"
-                     f"<text x='4' y='{12 + 12 * k}' font-size='10' fill='{colour}'>{html.escape(name)}</text>")
-    return (f"<svg width='{width}' height='{height}' style='background:#fafafa;border:1px solid #ddd'>"
-            f"{''.join(lines)}</svg><div style='font-size:10px;color:#666'>fill level, last "
-            f"{min(count, last)} samples</div>")
+        colour, dash = _TRACE_COLOURS[k % len(_TRACE_COLOURS)], _DASHES[k % len(_DASHES)]
+        lines.append(f"<polyline fill='none' stroke='{colour}' stroke-width='1.5' stroke-dasharray='{dash}' "
+                     f"points='{points}'/><line x1='4' x2='22' y1='{9 + 12 * k}' y2='{9 + 12 * k}' stroke='{colour}' "
+                     f"stroke-width='2' stroke-dasharray='{dash}'/><text x='26' y='{12 + 12 * k}' font-size='10' "
+                     f"fill='#000'>{html.escape(name)}</text>")
+    label = f"fill level of each queue, last {min(count, last)} samples" + "".join(
+        f"; {name}: now {100 * list(values)[-1]:.0f}%" for name, values in fractions.items() if len(values))
+    return (f"<svg role='img' aria-label='{html.escape(label, quote=True)}' width='{width}' height='{height}' "
+            f"style='background:#fafafa;border:1px solid #ddd'>{''.join(lines)}</svg>"
+            f"<div aria-hidden='true' style='font-size:10px;color:{MUTED}'>fill level, last {min(count, last)} "
+            f"samples</div>")
 
 
 def run_figure(monitor: Monitor, title: str = "") -> Figure:
@@ -144,16 +205,18 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
     snapshot = monitor.snapshot()
     gpu_times, utilization, _ = monitor.gpu_history()
     rows = 3 if gpu_times else 2
-    fig, axes = plt.subplots(rows, 1, figsize=(8, 5 if rows == 2 else 7), layout="constrained")
+    fig, axes = plt.subplots(rows, 1, figsize=(8, 5 if rows == 2 else 7), layout="constrained",
+                             FigureClass=DescribedFigure)
     plt.close(fig)
     top, bottom = axes[0], axes[1]
     if gpu_times:
-        axes[2].plot(gpu_times, 100 * np.asarray(utilization), color="#6a1b9a")
+        axes[2].plot(gpu_times, 100 * np.asarray(utilization), color=SERIES[0])
         axes[2].set(xlabel="seconds", ylabel="GPU utilisation %", ylim=(-5, 105),
                     title=f"{monitor.gpu_note}: the GPU waits for input {100 * snapshot.wait_fraction:.0f}% "
                           "of the time")
-    for name, values in fractions.items():
-        top.plot(times, values, label=_short(name, 40))
+    for k, (name, values) in enumerate(fractions.items()):
+        top.plot(times, values, label=_short(name, 40), color=SERIES[k % len(SERIES)],
+                 ls=LINE_STYLES[k % len(LINE_STYLES)])
     top.set(ylabel="fill fraction", ylim=(-0.05, 1.05), xlabel="seconds")
     if fractions:
         top.legend(loc="upper right", fontsize=8)
@@ -161,36 +224,67 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
         top.text(0.5, 0.5, "no queue watched in this run", ha="center", va="center", transform=top.transAxes,
                  color="#666")
     steps = np.arange(len(waits))
-    bottom.bar(steps, 1000 * np.asarray(computes), color="#2e7d32", label="computing", width=1.0)
-    bottom.bar(steps, 1000 * np.asarray(waits), bottom=1000 * np.asarray(computes), color="#c62828",
-               label="waiting for input", width=1.0)
+    bottom.bar(steps, 1000 * np.asarray(computes), color=COMPUTE, label="computing", width=1.0)
+    bottom.bar(steps, 1000 * np.asarray(waits), bottom=1000 * np.asarray(computes), color=WAITING,
+               hatch=WAITING_HATCH, edgecolor="white", linewidth=0, label="waiting for input (hatched)", width=1.0)
     bottom.set(xlabel="training step", ylabel="ms per step")
     bottom.legend(loc="upper right", fontsize=8)
     fig.suptitle(f"{title}: {snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time waiting for "
                  f"input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% / {100 * INPUT_BOUND:.0f}%)",
                  fontsize=10)
-    return fig
+    return described(fig, run_description(monitor, title))
+
+
+def run_description(monitor: Monitor, title: str = "") -> str:
+    """Return the text alternative of a run's figure: the verdict, the step times, each queue's fill and the GPU."""
+    times, fractions = monitor.fill_history()
+    _, waits, computes = monitor.step_history()
+    snapshot = monitor.snapshot()
+    waits, computes = 1000 * np.asarray(waits), 1000 * np.asarray(computes)
+    parts = [f"{title + ': ' if title else ''}{snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time "
+             f"waiting for input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%)."]
+    if len(waits):
+        parts.append(f"Step time, {len(waits)} steps: computing {number(computes.min(), 2)} to "
+                     f"{number(computes.max(), 2)} ms each (median {number(np.median(computes), 2)}); waiting for "
+                     f"input median {number(np.median(waits), 2)} ms, highest {number(waits.max(), 2)} ms at step "
+                     f"{int(waits.argmax()) + 1}.")
+    else:
+        parts.append("No step was recorded.")
+    if fractions:
+        parts.append(f"Queue fill over {number(times[-1] - times[0], 2) if len(times) > 1 else 0} s: " + "; ".join(
+            f"{name} median {100 * np.median(v):.0f}% full (lowest {100 * np.min(v):.0f}%, highest "
+            f"{100 * np.max(v):.0f}%)" for name, v in fractions.items()) + ".")
+    else:
+        parts.append("No queue watched in this run.")
+    gpu_times, utilization, _ = monitor.gpu_history()
+    if gpu_times:
+        parts.append(f"{monitor.gpu_note}: utilisation median {100 * np.median(utilization):.0f}%, highest "
+                     f"{100 * np.max(utilization):.0f}%.")
+    return " ".join(parts)
 
 
 def compare_figure(results: dict[str, float], title: str = "Share of step time waiting for input") -> Figure:
     """Draw the wait fraction of several runs side by side, with the verdict thresholds."""
-    fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
+    fig, ax = plt.subplots(figsize=(7, 3), layout="constrained", FigureClass=DescribedFigure)
     plt.close(fig)
     names = list(results)
     values = [100 * results[n] for n in names]
-    colours = [_BADGE_COLOURS[verdict(v / 100)] for v in values]
-    ax.barh(names, values, color=colours)
+    verdicts = [verdict(v / 100) for v in values]
+    bars = ax.barh(names, values, color=[_BADGE_COLOURS[v] for v in verdicts], edgecolor="black", linewidth=0.5)
+    ax.bar_label(bars, labels=[f" {v:.0f}% {name}" for v, name in zip(values, verdicts, strict=True)], fontsize=8)
     for threshold in (MODERATELY_INPUT_BOUND, INPUT_BOUND):
         ax.axvline(100 * threshold, color="grey", linestyle="--", linewidth=1)
     ax.set(xlabel="% of step time waiting for input", title=title, xlim=(0, 100))
     ax.invert_yaxis()
-    return fig
+    return described(fig, f"{title}, per run (bar length, with the verdict written beside each bar): " + "; ".join(
+        f"{name} {v:.0f}%, {kind}" for name, v, kind in zip(names, values, verdicts, strict=True)) +
+        f". Thresholds at {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%.")
 
 
 def agreement_figure(pairs: dict[str, tuple[float, float]],
                      labels: tuple[str, str] = ("dashboard", "profiler")) -> Figure:
     """Draw two readings of the input-wait share per run side by side (e.g. dashboard vs profiler)."""
-    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.7 * len(pairs)), layout="constrained")
+    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.7 * len(pairs)), layout="constrained", FigureClass=DescribedFigure)
     plt.close(fig)
     rows = np.arange(len(pairs))
     for k, (label, hatch) in enumerate(zip(labels, ("", "//"), strict=True)):
@@ -204,20 +298,32 @@ def agreement_figure(pairs: dict[str, tuple[float, float]],
            title=f"{labels[0]} vs {labels[1]}")
     ax.invert_yaxis()
     ax.legend(loc="lower right")
-    return fig
+    return described(fig, f"{labels[0]} vs {labels[1]}, % of step time waiting for input per run (first plain, second "
+                          f"hatched): " + "; ".join(
+                              f"{name}: {labels[0]} {100 * a:.0f}% ({verdict(a)}), {labels[1]} {100 * b:.0f}% "
+                              f"({verdict(b)})" for name, (a, b) in pairs.items()) +
+                     f". Thresholds at {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%.")
 
 
 def knob_sliders(defaults: dict[str, int | float], ranges: dict[str, tuple[float, float, float]]) -> widgets.VBox:
-    """Return sliders for the knobs (name -> (min, max, step)); read them with `knob_values(box)`."""
-    sliders = []
+    """Return a row per knob (name -> (min, max, step)): a labelled number box linked to a slider; read them with
+    `knob_values(box)`. The number box is what a keyboard or a screen reader uses (a labelled spin button; the
+    arrow keys step it): ipywidgets' sliders have no accessible name."""
+    rows = []
     for name, value in defaults.items():
         low, high, step = ranges[name]
-        kind = widgets.IntSlider if isinstance(value, int) and float(step).is_integer() else widgets.FloatSlider
-        sliders.append(kind(value=value, min=low, max=high, step=step, description=name,
-                            style={"description_width": "150px"}, layout=widgets.Layout(width="480px")))
-    return widgets.VBox(sliders)
+        whole = isinstance(value, int) and float(step).is_integer()
+        box = (widgets.BoundedIntText if whole else widgets.BoundedFloatText)(
+            value=value, min=low, max=high, step=step, description=name, style={"description_width": "150px"},
+            layout=widgets.Layout(width="260px"))
+        slider = (widgets.IntSlider if whole else widgets.FloatSlider)(
+            value=value, min=low, max=high, step=step, readout=False, layout=widgets.Layout(width="220px"),
+            tooltip=name)
+        widgets.jslink((box, "value"), (slider, "value"))
+        rows.append(widgets.HBox([box, slider]))
+    return widgets.VBox(rows)
 
 
 def knob_values(box: widgets.VBox) -> dict[str, int | float]:
-    """Return the current value of every slider in a knob panel."""
-    return {slider.description: slider.value for slider in box.children}
+    """Return the current value of every knob in a knob panel."""
+    return {row.children[0].description: row.children[0].value for row in box.children}
