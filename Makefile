@@ -112,7 +112,7 @@ nbgrader: $(STAMP)
 	$(BIN)/python -m tutorial_lib nbgrader $(or $(OUT),out/nbgrader)
 
 nbgrader-check: $(STAMP)
-	$(BIN)/python -m tutorial_lib nbgrader-check $(or $(OUT),out/nbgrader-check)
+	$(BIN)/python -m tutorial_lib nbgrader-check $(or $(OUT),out/nbgrader-check) --grader $(or $(GRADER),trusted)
 
 bench: $(STAMP)
 	$(BIN)/python -m tutorial_lib bench pipelines

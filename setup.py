@@ -2,8 +2,10 @@
 
 `data/` and `notebooks/` stay at the top of the repository. A wheel (and so an sdist's wheel, and `pip install
 git+URL`) gets copies of both in `tutorial_lib/course_files/`, where `tutorial_lib.locations` finds them through
-importlib.resources. An editable install (`pip install -e .`, what `make` runs) copies nothing: the library then
-reads the checkout's own folders. The sdist carries the two folders as they are (MANIFEST.in).
+importlib.resources; the notebooks as their student edition (`classroom.edition.packaged_notebook`: each
+solution replaced by its stub), so an installed course holds no reference solution. An editable install (`pip
+install -e .`, what `make` runs) copies nothing: the library then reads the checkout's own folders. The sdist
+carries the two folders as they are (MANIFEST.in), solutions included: it is the course's source.
 """
 
 from pathlib import Path
@@ -31,7 +33,24 @@ class BuildWithCourseFiles(build_py):
             for path in files:
                 destination = target / path.relative_to(root)
                 self.mkpath(str(destination.parent))
-                self.copy_file(str(path), str(destination))
+                if path.suffix == ".ipynb":
+                    write_student_edition(root, path, destination)
+                else:
+                    self.copy_file(str(path), str(destination))
+
+
+def write_student_edition(root: Path, path: Path, destination: Path) -> None:
+    """Write a notebook's student edition (solutions replaced by stubs) where the wheel carries it."""
+    import sys
+
+    import nbformat
+
+    sys.path.insert(0, str(root))
+    try:
+        from tutorial_lib.classroom.edition import packaged_notebook
+    finally:
+        sys.path.remove(str(root))
+    nbformat.write(packaged_notebook(nbformat.read(path, 4)), destination)
 
 
 setup(cmdclass={"build_py": BuildWithCourseFiles})

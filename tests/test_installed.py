@@ -28,6 +28,7 @@ import time
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from tutorial_lib import __version__
@@ -111,6 +112,13 @@ def test_the_artefacts_pass_twine_and_carry_the_data_and_the_notebooks(artefacts
         assert f"tutorial_lib/course_files/data/{name}" in names, name
     for stem in COURSE:
         assert f"tutorial_lib/course_files/notebooks/{stem}.ipynb" in names, stem
+        packaged = nbformat.reads(zipfile.ZipFile(artefacts["wheel"]).read(
+            f"tutorial_lib/course_files/notebooks/{stem}.ipynb").decode(), 4)
+        text = "\n".join(cell.source for cell in packaged.cells)
+        for cell in nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", 4).cells:
+            if "solution" in cell.get("metadata", {}).get("tags", []):  # no solution in the installed course
+                assert cell.source.strip() not in text, (stem, cell.source)
+        assert not [c for c in packaged.cells if "solution" in c.get("metadata", {}).get("tags", [])], stem
     metadata = zipfile.ZipFile(artefacts["wheel"]).read(
         f"data_into_tensorflow-{__version__}.dist-info/entry_points.txt").decode()
     assert "data-into-tensorflow = tutorial_lib.__main__:main" in metadata

@@ -134,7 +134,8 @@ def _nbgrader(args: argparse.Namespace) -> int:
 
     from tutorial_lib.classroom import nbgrader_course
 
-    written = nbgrader_course.write_course(Path(args.out_dir), args.assignments or None)
+    written = nbgrader_course.write_course(Path(args.out_dir), args.assignments or None,
+                                           Path(args.notebooks) if args.notebooks else None)
     notebooks = [p for p in written if p.suffix == ".ipynb"]
     print(f"wrote {len(notebooks)} assignment(s) and nbgrader_config.py to {args.out_dir}: "
           f"{', '.join(p.stem for p in notebooks)}")
@@ -163,7 +164,7 @@ def _nbgrader_check(args: argparse.Namespace) -> int:
     print("per assignment: scores of the reference solutions, the untouched release and the typical mistakes; "
           "autograde time of one full submission (the whole nbgrader command)", flush=True)
     results = nbgrader_course.check(Path(args.out_dir), args.assignments or None,
-                                    progress=lambda line: print(line, flush=True))
+                                    progress=lambda line: print(line, flush=True), trusted=args.grader == "trusted")
     failed = [r.assignment for r in results if r.problems()]
     print(f"{len(results) - len(failed)} of {len(results)} assignments round-trip as expected"
           + (f"; problems in {', '.join(failed)}" if failed else ""))
@@ -274,12 +275,17 @@ def main(argv: list[str] | None = None) -> int:
                                  "(one assignment per notebook with exercises)")
     grader.add_argument("out_dir")
     grader.add_argument("assignments", nargs="*", help="notebook stems (default: every notebook with exercises)")
+    grader.add_argument("--notebooks", help="the notebooks/ folder of a clone (an installed course carries no "
+                        "solutions; default: this course's own notebooks)")
     grader.set_defaults(run=_nbgrader)
     grader_check = commands.add_parser("nbgrader-check", help="in a fresh OUT_DIR: release, autograde three "
                                        "submissions per assignment (reference, untouched, typical mistakes), "
                                        "print the scores")
     grader_check.add_argument("out_dir")
     grader_check.add_argument("assignments", nargs="*", help="notebook stems (default: all)")
+    grader_check.add_argument("--grader", choices=["autograde", "trusted"], default="autograde",
+                              help="autograde: `nbgrader autograde`, one submission after another (the scores the "
+                                   "students' own kernels wrote); trusted: the course's grader (`grade`)")
     grader_check.set_defaults(run=_nbgrader_check)
     grade = commands.add_parser("grade", help="grade every submission of an assignment of an nbgrader course, in "
                                 "parallel, each within a time and memory limit, into the gradebook (the score "

@@ -1,7 +1,8 @@
 """The student edition: every cell tagged `solution` becomes a stub that defines the same names (functions raise
 NotImplementedError, values are `exercises.TODO`), so each checker reports "not done yet" instead of the
 notebook crashing; the outputs of solution and checker cells are cleared; everything else is kept.
-(`make student-edition`; checked cell by cell during `make test` by `classroom.nbval_student`.)
+(`make student-edition`; checked cell by cell during `make test` by `classroom.nbval_student`.) A built wheel
+carries this edition (`packaged_notebook`), never the solutions: setup.py writes it into the package.
 """
 
 from __future__ import annotations
@@ -51,6 +52,23 @@ def student_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         checker = checker_after(cells, index)
         if checker is not None:
             checker["outputs"], checker["execution_count"] = [], None
+    return student
+
+
+NBVAL_IGNORE = "nbval-ignore-output"
+
+
+def packaged_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return the copy an installed course carries: the student edition (no solution in it), with each exercise and
+    checker cell tagged for nbval to run it without comparing its output (what it prints is the student's)."""
+    student = student_notebook(notebook)
+    cells = student["cells"]
+    for index, cell in enumerate(cells):
+        if "exercise" not in tags(cell):
+            continue
+        for marked in (cell, checker_after(cells, index)):
+            if marked is not None and NBVAL_IGNORE not in tags(marked):
+                marked.setdefault("metadata", {})["tags"] = [*tags(marked), NBVAL_IGNORE]
     return student
 
 

@@ -261,10 +261,22 @@ def nbgrader_notebook(notebook: nbformat.NotebookNode, points: float = POINTS) -
     return result
 
 
-def assignment_notebooks(names: list[str] | None = None) -> dict[str, Path]:
-    """Return assignment name -> course notebook, for the named notebooks (default: all) that have exercises."""
-    paths = notebook_paths([n if n.endswith(".ipynb") else f"{n}.ipynb" for n in names] if names else None)
-    return {path.stem: path for path in paths if any("solution" in tags(c) for c in read(path).cells)}
+def assignment_notebooks(names: list[str] | None = None, source_dir: Path | None = None) -> dict[str, Path]:
+    """Return assignment name -> course notebook, for the named notebooks (default: all) that have exercises; from
+    source_dir (a clone's notebooks/) when given. An installed course carries no solutions, so it has none."""
+    if source_dir is not None:
+        from tutorial_lib.classroom.course import NOTEBOOK_GLOB
+
+        stems = [n.removesuffix(".ipynb") for n in names or []]
+        paths = [p for p in sorted(Path(source_dir).glob(NOTEBOOK_GLOB)) if not stems or p.stem in stems]
+    else:
+        paths = notebook_paths([n if n.endswith(".ipynb") else f"{n}.ipynb" for n in names] if names else None)
+    found = {path.stem: path for path in paths if any("solution" in tags(c) for c in read(path).cells)}
+    if paths and not found:
+        raise FileNotFoundError(f"no notebook in {paths[0].parent} has its solutions: an installed course carries "
+                                "the student edition only. Pass --notebooks with the notebooks/ folder of a clone "
+                                "of the course's repository (kept where students cannot read it).")
+    return found
 
 
 def config_text(course_id: str = COURSE_ID, timeout: int = CELL_TIMEOUT_S) -> str:
@@ -272,13 +284,13 @@ def config_text(course_id: str = COURSE_ID, timeout: int = CELL_TIMEOUT_S) -> st
     return CONFIG.format(course_id=course_id, timeout=timeout, code_stub=CODE_STUB)
 
 
-def write_course(out_dir: Path, names: list[str] | None = None) -> list[Path]:
+def write_course(out_dir: Path, names: list[str] | None = None, source_dir: Path | None = None) -> list[Path]:
     """Write the nbgrader course (source notebooks, nbgrader_config.py) into out_dir; return the files written.
 
     Submissions, the gradebook and released files already in out_dir are kept."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for assignment, path in assignment_notebooks(names).items():
+    for assignment, path in assignment_notebooks(names, source_dir).items():
         target = out_dir / "source" / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         write(target, nbgrader_notebook(read(path)))
@@ -388,8 +400,9 @@ class RoundTrip:
         return wrong + [f"mistakes: {grade_id} fails without its hint" for grade_id in self.hints_missing]
 
 
-def round_trip(course: Path, assignment: str, notebook_path: Path) -> RoundTrip:
-    """Release one assignment of a written course, autograde three submissions, and read back their scores."""
+def round_trip(course: Path, assignment: str, notebook_path: Path, trusted: bool = False) -> RoundTrip:
+    """Release one assignment of a written course, grade three submissions (`nbgrader autograde` one after another,
+    or with `trusted` the course's grader, `grading.classroom`, in parallel), and read back their scores."""
     notebook = read(notebook_path)
     nbgrader(course, "generate_assignment", assignment, "--force")
     released = read(course / "release" / assignment / f"{assignment}.ipynb")
@@ -405,6 +418,17 @@ def round_trip(course: Path, assignment: str, notebook_path: Path) -> RoundTrip:
                        "mistakes": POINTS * (len(test_ids) - len(hints))}
     for student, submission in submissions.items():
         submit(course, assignment, student, submission)
+    if trusted:
+        from tutorial_lib.grading import classroom
+
+        outcomes = {o.student: o for o in classroom.grade_assignment(course, assignment, students=list(STUDENTS),
+                                                                      progress=lambda line: None)}
+        for student, outcome in outcomes.items():
+            result.seconds[student], result.scores[student] = outcome.seconds, outcome.total
+        feedback = outcomes["mistakes"].feedback
+        result.hints_missing = [test_id for test_id, hint in hints.items() if hint not in feedback.get(test_id, "")]
+        return result
+    for student in submissions:
         start = time.perf_counter()
         nbgrader(course, "autograde", assignment, "--student", student, "--force")
         result.seconds[student] = time.perf_counter() - start
@@ -415,7 +439,7 @@ def round_trip(course: Path, assignment: str, notebook_path: Path) -> RoundTrip:
 
 
 def check(out_dir: Path, names: list[str] | None = None,
-          progress: Callable[[str], None] = print) -> list[RoundTrip]:
+          progress: Callable[[str], None] = print, trusted: bool = False) -> list[RoundTrip]:
     """Write the course into a fresh out_dir and run the round trip on each assignment (default: all).
 
     out_dir must be empty, missing, or an earlier check's folder (which is replaced): never a real course."""
@@ -429,7 +453,7 @@ def check(out_dir: Path, names: list[str] | None = None,
     write_course(out_dir, names)
     results = []
     for assignment, path in assignment_notebooks(names).items():
-        result = round_trip(out_dir, assignment, path)
+        result = round_trip(out_dir, assignment, path, trusted)
         results.append(result)
         progress(report_line(result))
     return results
@@ -439,5 +463,5 @@ def report_line(result: RoundTrip) -> str:
     """Return one line of the check's report."""
     scores = ", ".join(f"{student} {result.scores[student]:g}" for student in STUDENTS)
     verdict = "ok" if not result.problems() else "PROBLEM: " + "; ".join(result.problems())
-    return (f"{result.assignment:<31} max {result.max_score:g}: {scores}; autograde of one full submission "
+    return (f"{result.assignment:<31} max {result.max_score:g}: {scores}; grading one full submission "
             f"{result.seconds['reference']:.1f} s -- {verdict}")

@@ -10,6 +10,7 @@ Imported into the kernel that runs one submission, before any of the student's c
   of `sys`, `os`, `builtins` and other modules that reach the process (`BLOCKED_MODULES`), nor of attributes that
   write files or reach interpreter state (`BLOCKED_ATTRIBUTES`);
 * no attribute or item written to a module, class, function or library object (`_write_` guard);
+* an answer may not call the course library's own version of its exercise (`LIBRARY_ANSWERS`);
 * an answer cell can define or redefine only its own names: the exercise's stub names and names new to the
   notebook; a notebook name it reassigns (`exercises = ...`) is not carried back.
 
@@ -54,6 +55,21 @@ BLOCKED_ATTRIBUTES = frozenset({
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault",
                       "sort", "reverse", "add", "discard", "difference_update", "intersection_update",
                       "symmetric_difference_update"})
+# exercise (the name its answer defines) -> the course library's own version of that answer: an answer to that
+# exercise may not call it (the grader grades the student's code, not the library's); other exercises may.
+LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
+    "decode_cifar": ("tutorial_lib.pipelines.digits:decode_fixed_record",),
+    "csv_dataset": ("tutorial_lib.pipelines.digits:dataset_read_digits",),
+    "classify": ("tutorial_lib.monitor.sampler:verdict",),
+    "build_fast_dataset": ("tutorial_lib.pipelines.digits:dataset_training_batches",),
+    "profile": ("tutorial_lib.monitor.profiler:profile_steps",),
+    "validation_pass": ("tutorial_lib.tf1:drain",),
+    "epoch_size_for": ("tutorial_lib.pipelines.ptb:epoch_size",),
+    "window": ("tutorial_lib.pipelines.ptb:windows",),
+    "ideal_seconds": ("tutorial_lib.benchmarks.pipelines:ideal_s",),
+    "each_once": ("tutorial_lib.pipelines.service.cluster:distributed",),
+    "start_service": ("tutorial_lib.pipelines.service.cluster:distributed",),
+}
 INTERNAL_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "open"})
 
 _state: dict[str, Any] = {}
@@ -133,7 +149,26 @@ def _inplace(op: str, x: Any, y: Any) -> Any:
     return table[op](x, y)
 
 
-def _guards() -> dict[str, Any]:
+def library_answer(path: str) -> Any:
+    """The library function at "module:name"."""
+    import importlib
+
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _excluding(blocked: dict[int, str]) -> Any:
+    """A getattr guard that also refuses the library's own versions of this cell's exercise."""
+    def guard(obj: Any, name: str, default: Any = None) -> Any:
+        value = guarded_getattr(obj, name, default)
+        if id(value) in blocked:
+            raise AttributeError(f"the grader does not let this exercise's answer call the course library's own "
+                                 f"version ({blocked[id(value)]}): write it yourself")
+        return value
+    return guard
+
+
+def _guards(blocked: dict[int, str] | None = None) -> dict[str, Any]:
     """The globals RestrictedPython's compiled code looks up."""
     allowed = dict(safe_builtins)
     for name in ("sum", "min", "max", "any", "all", "enumerate", "map", "filter", "reversed", "list", "dict",
@@ -142,7 +177,8 @@ def _guards() -> dict[str, Any]:
     for name in ("getattr", "setattr", "delattr", "type", "object", "super", "__build_class__", "vars", "dir"):
         allowed.pop(name, None)
     allowed["__import__"] = guarded_import
-    return {"__builtins__": allowed, "_getattr_": guarded_getattr, "_write_": guarded_write,
+    getattr_guard = _excluding(blocked) if blocked else guarded_getattr
+    return {"__builtins__": allowed, "_getattr_": getattr_guard, "_write_": guarded_write,
             "_getitem_": operator.getitem, "_getiter_": iter, "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
             "_unpack_sequence_": guarded_unpack_sequence, "_inplacevar_": _inplace, "_print_": _Print,
             "_apply_": lambda f, *a, **k: f(*a, **k), "__name__": "answer", "__metaclass__": type}
@@ -189,7 +225,9 @@ def run_answer(source: str, grade_id: str, own_names: list[str]) -> None:
         raise AnswerRejected(f"the grader cannot run this answer cell: {error}") from None
     user_ns = _state["shell"].user_ns
     before = _namespace()
-    scope = {**before, **_guards()}
+    blocked = {id(library_answer(path)): path.replace(":", ".") for name in own_names
+               for path in LIBRARY_ANSWERS.get(name, ())}
+    scope = {**{k: v for k, v in before.items() if id(v) not in blocked}, **_guards(blocked)}
     exec(code, scope)  # noqa: S102 -- restricted code, with guards
     kept = []
     for name, value in scope.items():

@@ -190,7 +190,7 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
     own_names = {nbgrader_meta(c)["grade_id"]: defined_names(c.source) for c in nbformat.read(release_path, 4).cells
                  if is_answer(c)}
     results: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="grading-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="kernel-", dir=out_dir) as workdir:  # removed with out_dir if killed
         client = NotebookClient(notebook, timeout=cell_timeout, allow_errors=True, kernel_name="python3",
                                 resources={"metadata": {"path": workdir}}, interrupt_on_timeout=True)
         try:
