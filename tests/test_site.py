@@ -1,8 +1,9 @@
 """The course website (`make site`): built once per session from the committed notebooks, checked by the link
 checker, then read in Debian's Chromium (Playwright) from a server on 127.0.0.1: every notebook page loads with
 no console error, shows its title and its figures, links previous/next in course order, keeps its solutions
-folded; every internal link resolves; the search finds a notebook by a word of its prose. Saves a screenshot to
-out/site-test/.
+folded; every internal link resolves; the search finds a notebook by a word of its prose; every page passes axe-core's
+WCAG 2.0/2.1 A and AA rules in light and dark mode, and every figure keeps its text alternative as its <img> alt.
+Saves a screenshot to out/site-test/.
 
 The browser test is skipped, with the reason, when /usr/bin/chromium is missing (`apt-get install chromium`).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import html
 import http.server
 import re
 import threading
@@ -163,8 +165,11 @@ def _title(path: Path) -> str:
 
 
 def _figures(path: Path) -> int:
-    """How many figures the notebook stores (PNG outputs)."""
-    return sum("image/png" in o.get("data", {}) for c in read(path).cells for o in c.get("outputs", []))
+    """How many figures the notebook stores (PNG outputs, bare or inside a described figure's <img>)."""
+    from tutorial_lib.plots import figure_alt
+
+    return sum("image/png" in o.get("data", {}) or bool(figure_alt(o.get("data", {})))
+               for c in read(path).cells for o in c.get("outputs", []))
 
 
 def _prose_words(path: Path) -> collections.Counter:
@@ -255,3 +260,53 @@ def test_every_page_in_chromium(built, served):
             assert len(ids) > len(paths), "the pages link each other"
         finally:
             request.dispose()
+
+
+# --- accessibility: axe-core on every page, figures' alt -------------------------------------------------------
+
+AXE = ROOT / "tests" / "data" / "axe" / "axe.min.js"  # axe-core 4.14.1, vendored (tests/data/axe/README.md)
+AXE_VERSION = "4.14.1"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def test_figures_keep_their_text_alternative_on_the_site(built):
+    from test_accessibility import good_alt
+
+    from tutorial_lib import plots
+
+    out, _ = built
+    for path in site.notebooks():
+        alts = [found[0] for c in read(path).cells for o in c.get("outputs", [])
+                if (found := plots.figure_alt(o.get("data", {})))]
+        page = (out / f"{path.stem}.html").read_text()
+        shown = [m.group(1) for m in re.finditer(r'<img alt="([^"]*)" src="_images/', page)]
+        assert len(shown) == _figures(path), f"{path.name}: {len(shown)} figures on the page"
+        shown = [html.unescape(a) for a in shown]
+        assert shown == alts, f"{path.name}: the page's alts are not the notebook's"
+        assert all(good_alt(a) for a in shown), path.name
+
+
+@needs_chromium
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_page_passes_axe_core(built, served, scheme):
+    from playwright.sync_api import sync_playwright
+
+    out, _ = built
+    assert f"axe v{AXE_VERSION}" in AXE.read_text()[:100]
+    pages = sorted(p.name for p in out.glob("*.html"))
+    found = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+            for name in pages:
+                page.goto(f"{served}/{name}", wait_until="load")
+                page.add_script_tag(path=str(AXE))
+                result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", AXE_TAGS)
+                assert result["testEngine"]["version"] == AXE_VERSION
+                for rule in result["violations"]:
+                    found[f"{name}: {rule['id']} ({rule['impact']})"] = [n["target"] for n in rule["nodes"]][:3]
+        finally:
+            browser.close()
+    assert len(pages) >= len(site.notebooks()) + 4
+    assert not found, f"axe-core {AXE_VERSION} ({', '.join(AXE_TAGS)}), {scheme} mode: {found}"

@@ -4,17 +4,23 @@ Sphinx with myst-nb (execution off) and sphinx-book-theme builds it from a sourc
 page (course map, times, how to run), README, INSTRUCTORS.md, the migration map and a copy of each notebook in
 course order (`course.COURSE`). The copies lose their navigation cells (the theme links previous and next),
 their solution cells are collapsed behind a toggle, their live widgets are replaced by a line (the static
-figure after each live run stays), and each gets a "Run this notebook" note. Links between notebooks become
-links between pages; every section also keeps JupyterLab's anchor, so "NN_name.ipynb#Heading-text" becomes
-"NN_name.html#Heading-text". `check` is the link checker that `make site` and tests/test_site.py both run.
+figure after each live run stays), and each gets a "Run this notebook" note. A figure that the library displayed
+with its text alternative (`plots.DescribedFigure`: <img alt> in text/html) becomes an image again, and the
+extension gives the page's <img> that alt (`_add_image_alt`), not myst-nb's default, the image's file name.
+Links between notebooks become links between pages; every section also keeps JupyterLab's anchor, so
+"NN_name.ipynb#Heading-text" becomes "NN_name.html#Heading-text". `check` is the link checker that `make site` and
+tests/test_site.py both run.
 
-This module is also the Sphinx extension that adds those anchors (`setup`).
+This module is also the Sphinx extension that adds those anchors and alts (`setup`).
 """
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import html.parser
+import json
 import re
 import shutil
 import time
@@ -24,6 +30,7 @@ from urllib.parse import unquote, urlsplit
 
 import nbformat
 
+from tutorial_lib import plots
 from tutorial_lib.classroom import migration
 from tutorial_lib.classroom.course import COURSE, NOTEBOOK_DIR, SUMMARIES, launch_links, read, source, tags
 
@@ -64,7 +71,19 @@ html_last_updated_fmt = None
 html_permalinks_icon = "#"
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type"]
+templates_path = ["_templates"]  # the theme's search button, with an accessible name that includes its visible text
 '''
+# pydata-sphinx-theme's search button names itself "Search" (aria-label) while it shows "Search Ctrl+K": axe's
+# label-content-name-mismatch (WCAG 2.5.3). Without the aria-label its name is what it shows.
+SEARCH_BUTTON = """{# The theme's search-button-field.html without aria-label (tutorial_lib.classroom.site). #}
+<button class="btn search-button-field search-button__button pst-js-only" title="{{ _('Search') }}"
+ data-bs-placement="bottom" data-bs-toggle="tooltip">
+ <i class="fa-solid fa-magnifying-glass" aria-hidden="true"></i>
+ <span class="search-button__default-text">{{ _('Search') }}</span>
+ <span class="search-button__kbd-shortcut"><kbd class="kbd-shortcut__modifier">Ctrl</kbd>+<kbd
+  class="kbd-shortcut__modifier">K</kbd></span>
+</button>
+"""
 
 
 def notebooks() -> list[Path]:
@@ -134,7 +153,8 @@ def run_note(path: Path, position: int, count: int) -> str:
 
 
 def _widget_note(outputs: list, index: int) -> nbformat.NotebookNode:
-    later_figure = any("image/png" in o.get("data", {}) for o in outputs[index + 1:])
+    later_figure = any("image/png" in o.get("data", {}) or plots.figure_alt(o.get("data", {}))
+                       for o in outputs[index + 1:])
     text = ("*A live widget was here: it moves only in a running notebook (`make lab`)."
             + (" Its static figure follows.*" if later_figure else "*"))
     return nbformat.v4.new_output("display_data", data={"text/markdown": text})
@@ -159,8 +179,13 @@ def page_notebook(path: Path, position: int, stems: set[str]) -> dict:
         outputs = cell.get("outputs", [])
         for i, output in enumerate(outputs):
             data = output.get("data", {})
+            figure = plots.figure_alt(data)
             if WIDGET_MIME in data:
                 outputs[i] = _widget_note(outputs, i)
+            elif figure:
+                outputs[i] = nbformat.v4.new_output("display_data", data={"image/png": figure[1],
+                                                                           "text/plain": figure[0]},
+                                                    metadata={"image/png": {"alt": figure[0]}})
             elif "text/markdown" in data:
                 data["text/markdown"] = rewrite_links(source({"source": data["text/markdown"]}), NOTEBOOK_DIR, stems)
     if not noted:
@@ -228,6 +253,7 @@ def write_source(src: Path) -> list[Path]:
             old.unlink()
     _write_if_changed(src / "conf.py", CONF.format(title=TITLE))
     _write_if_changed(src / "favicon.svg", FAVICON)
+    _write_if_changed(src / "_templates" / "search-button-field.html", SEARCH_BUTTON)
     _write_if_changed(src / "index.md", home_page(paths))
     _write_if_changed(src / f"{MIGRATION_PAGE}.md", migration_page(stems))
     for page, path in PAGES.items():
@@ -410,7 +436,48 @@ def _add_jupyterlab_anchors(app, doctree) -> None:
             used.add(anchor)
 
 
+def image_alts(notebook: dict) -> dict[str, str]:
+    """Return the alt text of each image output of a (site) notebook, by the SHA-256 of its PNG bytes (myst-nb
+    names the image file by that hash)."""
+    alts = {}
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            alt = output.get("metadata", {}).get("image/png", {}).get("alt")
+            png = output.get("data", {}).get("image/png")
+            if alt and png:
+                alts[hashlib.sha256(base64.b64decode("".join(png))).hexdigest()] = alt
+    return alts
+
+
+def _add_image_alt(app, doctree) -> None:
+    """Give every notebook figure its text alternative as the <img> alt."""
+    from docutils import nodes
+
+    path = Path(app.env.doc2path(app.env.docname))
+    if path.suffix != ".ipynb":
+        return
+    alts = image_alts(json.loads(path.read_text()))
+    for image in doctree.findall(nodes.image):
+        alt = alts.get(Path(image["uri"]).stem)
+        if alt:
+            image["alt"] = alt
+
+
+def _visit_folded_cell(self, node) -> None:
+    """myst-nb's folded cell, whose <summary> is named by what it shows ("Show the solution"), not by an
+    aria-label that differs from it ("Toggle hidden content": axe's label-content-name-mismatch)."""
+    from html import escape
+
+    self.body.append(f'<details class="admonition hide {" ".join(node["classes"])}">\n<summary>\n'
+                     f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n'
+                     f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n</summary>\n')
+
+
 def setup(app) -> dict:
     """Sphinx extension entry point."""
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+
     app.connect("doctree-read", _add_jupyterlab_anchors)
+    app.connect("doctree-read", _add_image_alt)
+    app.add_node(HideCodeCellNode, override=True, html=(_visit_folded_cell, depart_HideCellInput))
     return {"parallel_read_safe": True, "parallel_write_safe": True}
