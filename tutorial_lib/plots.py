@@ -84,7 +84,7 @@ def span(values: Sequence[float], unit: str = "") -> str:
 
 def described(fig: Figure, text: str) -> Figure:
     """Set a figure's text alternative and return the figure."""
-    fig.description = " ".join(text.split()).replace("[", "(").replace("]", ")")  # one line, no brackets
+    fig.description = " ".join(text.split()).translate(str.maketrans("[]\"", "()'"))  # one line, no [ ] or "
     return fig
 
 

@@ -149,8 +149,8 @@ def status_line(snapshot: Snapshot, title: str = "", final: bool = False) -> str
     """Return the dashboard's line for assistive technology: verdict, wait share, speed and each queue's fill."""
     queues = "; ".join(f"{_short(name)} {snapshot.sizes.get(name, 0)} of {capacity}"
                        for name, capacity in snapshot.capacities.items())
-    return (f"{title + ': ' if title else ''}{'finished, ' if final else ''}{snapshot.verdict} at step "
-            f"{snapshot.steps}, waiting for input {100 * snapshot.wait_fraction:.0f}% of step time, "
+    return (f"{title + ': ' if title else ''}{'finished, ' if final else ''}{snapshot.verdict} after "
+            f"{snapshot.steps} measured steps, waiting for input {100 * snapshot.wait_fraction:.0f}% of step time, "
             f"{snapshot.examples_per_s:,.0f} examples/s, {snapshot.step_ms:.1f} ms per step"
             + (f". Queues: {queues}." if queues else "."))
 
