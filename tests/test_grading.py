@@ -14,11 +14,11 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from grading_attempts import ATTEMPTS, FORGED_STUDENT
 
 from tutorial_lib.classroom import nbgrader_course as nc
 from tutorial_lib.classroom.course import read
 from tutorial_lib.grading import classroom, codec, remote, sandbox
+from tutorial_lib.grading.redteam import ATTEMPTS, FORGED_STUDENT
 from tutorial_lib.grading.worker import graded_notebook, is_answer, is_test, nbgrader_meta
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -70,6 +70,12 @@ def _check_checkers(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     if args.which == "pipelines":
         return _bench_pipelines(args)
+    if args.which == "grading":
+        from tutorial_lib.grading import bench
+
+        bench.measure(args.assignments or ["00_start_here", "03a_queues_and_threads"], size=args.class_size,
+                      jobs=args.jobs, progress=lambda text: print(text, flush=True))
+        return 0
     if args.which == "migrate":
         from tutorial_lib.benchmarks import migrate_scan
 
@@ -247,7 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     bench = commands.add_parser("bench", help="measure: 'pipelines' (default) = feed_dict vs queues vs tf.data; "
                                 "'monitor' = the dashboard's sampling overhead; 'migrate' = the migration "
                                 "scanner's speed on generated files")
-    bench.add_argument("which", nargs="?", default="pipelines", choices=["pipelines", "monitor", "migrate"])
+    bench.add_argument("which", nargs="?", default="pipelines", choices=["pipelines", "monitor", "migrate", "grading"])
+    bench.add_argument("assignments", nargs="*", help="grading: assignments (default: 00_start_here and 03a)")
+    bench.add_argument("--class-size", type=int, default=30, help="grading: submissions per assignment")
+    bench.add_argument("--jobs", type=int, default=None, help="grading: submissions at once (default: one per core)")
     bench.add_argument("--files", type=int, default=1000, help="migrate: how many files to scan")
     bench.add_argument("--steps", type=int, default=200, help="monitor: training steps per run")
     bench.add_argument("--repeats", type=int, default=5, help="timed rounds per variant (after one warm-up)")

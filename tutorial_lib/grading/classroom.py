@@ -51,6 +51,7 @@ class Outcome:
     how: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     stopped: str = ""
+    peak_mb: float = 0.0  # the kernel's peak resident memory, when it could be read
 
     @property
     def total(self) -> float:
@@ -163,6 +164,9 @@ def _take(message: dict, outcome: Outcome, points: dict[str, float]) -> int | No
     """Record one message from a worker; return the kernel's pid when that is what it says."""
     if "kernel_pid" in message:
         return int(message["kernel_pid"]) if message["kernel_pid"] else None
+    if "kernel_peak_mb" in message:
+        outcome.peak_mb = float(message["kernel_peak_mb"])
+        return None
     if "stopped" in message:
         outcome.stopped = str(message["stopped"])
         return None

@@ -52,6 +52,10 @@ class GradingError(RuntimeError):
     """The kernel did not answer the grader's request as it must (no reply, a malformed reply)."""
 
 
+class TimeLimit(GradingError):
+    """The answer ran past the grader's cell time limit and was interrupted."""
+
+
 def raised(name: str, message: str) -> BaseException:
     """An exception like the one the answer raised: the built-in type itself, else AnswerError under that name."""
     if name in EXCEPTIONS:

@@ -112,7 +112,13 @@ class Kernel:
         nonce = remote.new_nonce()
         code = f"_grader_sandbox.{kind}({', '.join(repr(p) for p in params)}, {nonce!r})"
         cell = self.run_code(code)
-        return remote.parse_reply(stdout_of(cell), nonce)
+        try:
+            return remote.parse_reply(stdout_of(cell), nonce)
+        except remote.GradingError:
+            if any(o.get("ename") == "KeyboardInterrupt" for o in cell.outputs if o.get("output_type") == "error"):
+                raise remote.TimeLimit(f"it ran past the grader's cell time limit of {self.client.timeout} s and "
+                                       "was interrupted") from None
+            raise
 
 
 def stdout_of(cell: Any) -> str:
@@ -166,7 +172,13 @@ def grade_test_cell(kernel: Kernel, cell: Any, index: int) -> tuple[bool, str, s
         return passed, feedback.strip(), "remote"
     nonce = remote.new_nonce()
     ran = kernel.run_code(f"_grader_sandbox.run_test({cell.source!r}, {nonce!r})")
-    reply = remote.parse_reply(stdout_of(ran), nonce)
+    try:
+        reply = remote.parse_reply(stdout_of(ran), nonce)
+    except remote.GradingError:
+        if any(o.get("ename") == "KeyboardInterrupt" for o in ran.outputs if o.get("output_type") == "error"):
+            raise remote.TimeLimit(f"the check ran past the grader's cell time limit of {kernel.client.timeout} s "
+                                   "and was interrupted") from None
+        raise
     cell.outputs = without_reply(ran.outputs)
     verdicts = reply.get("verdicts")
     valid = type(verdicts) is list and verdicts and all(type(v) is list and len(v) == 2 for v in verdicts)
@@ -222,12 +234,24 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
                         channel.write(json.dumps(row) + "\n")
                     else:
                         kernel.run(cell, index)
+                channel.write(json.dumps({"kernel_peak_mb": _peak_mb(getattr(client.km.provisioner, "pid", None))})
+                              + "\n")
         except Exception as error:  # noqa: BLE001 -- the kernel died or a cell hung: what finished is kept
             channel.write(json.dumps({"stopped": _reason(error)}) + "\n")
         finally:
             nbformat.write(notebook, out_dir / "graded.ipynb")
             channel.close()
     return results
+
+
+def _peak_mb(pid: int | None) -> float:
+    """A live process's peak resident memory in MB (Linux's VmHWM), 0 when it cannot be read."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text() if pid else ""
+    except OSError:
+        return 0.0
+    line = next((line for line in status.splitlines() if line.startswith("VmHWM:")), "")
+    return int(line.split()[1]) / 1024 if line else 0.0
 
 
 def _reason(error: BaseException) -> str:
