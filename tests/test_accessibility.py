@@ -192,18 +192,19 @@ def test_every_library_figure_describes_its_data():
     assert "a 60%, input-bound; b 10%, moderately input-bound; c 1%, compute-bound" in figures["compare"].description
 
 
-def test_a_described_figure_displays_as_an_image_with_its_alt():
+def test_a_described_figure_displays_as_an_image_with_its_alt(monkeypatch):
     from IPython.core.interactiveshell import InteractiveShell
 
     fig = plots.show_pipeline(["read", "batch"], title='a "quoted" title')
     shell = InteractiveShell.instance()
     shown = []
-    shell.display_pub.publish = lambda data, metadata=None, **_: shown.append(data)
+    monkeypatch.setattr(shell.display_pub, "publish", lambda data, metadata=None, **_: shown.append(data))
     fig._ipython_display_()
     (data,) = shown
     assert set(data) == {"text/html", "text/plain"}
     alt, png = plots.figure_alt(data)
-    assert alt == fig.description and "&quot;quoted&quot;" in data["text/html"] and len(png) > 1000
+    assert alt == fig.description == "a 'quoted' title: a pipeline of 2 stages, each feeding the next: read → batch."
+    assert "&#x27;quoted&#x27;" in data["text/html"] and len(png) > 1000
     assert data["text/plain"] == f"[figure: {fig.description}]"
 
 
