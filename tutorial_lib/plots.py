@@ -67,6 +67,9 @@ def number(value: float, digits: int = 3) -> str:
     value = float(value)
     if value == 0 or not np.isfinite(value):
         return f"{value:g}"
+    if abs(value) < 1e-4:  # e.g. 5.68 × 10^-9, not a row of zeros
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')} × 10^{int(exponent)}"
     decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(value)))))
     text = f"{value:,.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
