@@ -282,3 +282,9 @@ def test_an_answer_may_not_call_the_librarys_own_version_of_its_exercise():
     scope = {"ptb": ptb, **sandbox._guards()}
     exec(code, scope)  # noqa: S102 -- another exercise's answer may use it
     assert len(scope["window"](list(range(50)), 2, 3, 0)) == 2
+
+
+def test_a_stub_may_still_say_todo():
+    from tutorial_lib import exercises
+
+    assert _restricted("answer = exercises.TODO", exercises=exercises)["answer"] is exercises.TODO

@@ -167,8 +167,10 @@ def _nbgrader_check(args: argparse.Namespace) -> int:
 
     from tutorial_lib.classroom import nbgrader_course
 
+    how = ("the course's grader, the three in parallel (one submission's own time, kernel start included)"
+           if args.grader == "trusted" else "nbgrader autograde (the whole command)")
     print("per assignment: scores of the reference solutions, the untouched release and the typical mistakes; "
-          "autograde time of one full submission (the whole nbgrader command)", flush=True)
+          f"time of one full submission, graded by {how}", flush=True)
     results = nbgrader_course.check(Path(args.out_dir), args.assignments or None,
                                     progress=lambda line: print(line, flush=True), trusted=args.grader == "trusted")
     failed = [r.assignment for r in results if r.problems()]

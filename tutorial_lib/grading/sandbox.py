@@ -6,7 +6,8 @@ Imported into the kernel that runs one submission, before any of the student's c
 
 * no imports but `ALLOWED_IMPORTS`; no classes (an object with a lying `==` cannot be made); no name or attribute
   that starts with `_`; builtins limited to RestrictedPython's safe set (no `open`, `exec`, `getattr`, `type`);
-* no reading of the course's checkers, grader or editions (`tutorial_lib.exercises`, `.grading`, `.classroom`) or
+* no reading of the course's checkers, grader or editions (`tutorial_lib.exercises`, but for the stubs'
+  `exercises.TODO`; `.grading`, `.classroom`) or
   of `sys`, `os`, `builtins` and other modules that reach the process (`BLOCKED_MODULES`), nor of attributes that
   write files or reach interpreter state (`BLOCKED_ATTRIBUTES`);
 * no attribute or item written to a module, class, function or library object (`_write_` guard);
@@ -100,7 +101,7 @@ def guarded_getattr(obj: Any, name: str, default: Any = None) -> Any:
     """Read an attribute unless it is private, writes files, or leads to a blocked module."""
     if not isinstance(name, str) or name in BLOCKED_ATTRIBUTES:
         raise AttributeError(f"the grader does not let an answer use .{name}")
-    if _blocked_module(obj):
+    if _blocked_module(obj) and not (name == "TODO" and obj.__name__ == "tutorial_lib.exercises"):
         raise AttributeError(f"the grader does not let an answer use the module {obj.__name__}")
     value = safer_getattr(obj, name)
     if _blocked_module(value):
