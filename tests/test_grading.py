@@ -117,9 +117,10 @@ def test_the_guards_stop_tampering_at_run_time(source, error):
 
 def test_plain_answers_run_under_the_rules():
     scope = _restricted("import math\n\ndef f(xs):\n    total = 0\n    for x in xs:\n        total += x\n"
-                        "    a, *b = xs\n    return {i: str(v) for i, v in enumerate(xs)}, total, math.sqrt(a)\n"
+                        "    a, *b = xs\n    pairs = tuple(zip(xs, sorted(xs, reverse=True)))\n"
+                        "    return {i: str(v) for i, v in enumerate(xs)}, total, math.sqrt(a), pairs\n"
                         "def g(n):\n    yield from range(n)\n", np=np)
-    assert scope["f"]([4, 5]) == ({0: "4", 1: "5"}, 9, 2.0)
+    assert scope["f"]([4, 5]) == ({0: "4", 1: "5"}, 9, 2.0, ((4, 5), (5, 4)))
     assert list(scope["g"](3)) == [0, 1, 2]
 
 
@@ -288,3 +289,45 @@ def test_a_stub_may_still_say_todo():
     from tutorial_lib import exercises
 
     assert _restricted("answer = exercises.TODO", exercises=exercises)["answer"] is exercises.TODO
+
+
+def test_every_right_answer_in_the_mutation_tables_passes_under_the_graders_rules():
+    """The rules must not cost a right answer its points: each right answer's source, compiled and run as the
+    grader runs an answer cell, still passes its checker (its module's names stand in for the notebook's)."""
+    import inspect
+    import textwrap
+    import types as pytypes
+
+    from RestrictedPython import compile_restricted
+
+    from tutorial_lib.exercises import mutation
+
+    cases = mutation.load_cases(ROOT / "tests")
+    sandbox._state.setdefault("import", __import__)
+    sandbox._state.setdefault("print", print)
+    sandbox._state["protected"] = sandbox._protected_ids()
+    problems, ran = [], 0
+    for checker, answer, label in cases.right:
+        if not isinstance(answer, pytypes.FunctionType) or answer.__name__ == "<lambda>":
+            continue
+        try:
+            source = textwrap.dedent(inspect.getsource(answer))
+        except OSError:  # made from a source string (the notebook's own solutions: nbgrader-check grades those)
+            continue
+        names = {k: v for k, v in answer.__globals__.items() if not k.startswith("__")}
+        names.update(zip(answer.__code__.co_freevars, (c.cell_contents for c in answer.__closure__ or ()),
+                         strict=True))  # an answer a factory made: its closure's names
+        blocked = {id(sandbox.library_answer(p)): p for p in sandbox.LIBRARY_ANSWERS.get(answer.__name__, ())}
+        scope = {**names, **sandbox._guards(blocked)}
+        try:
+            exec(compile_restricted(source, f"<{label}>", "exec", policy=sandbox.AnswerPolicy), scope)  # noqa: S102
+        except SyntaxError as error:
+            problems.append(f"{mutation.exercise_of(checker)} {label!r}: refused: {error}")
+            continue
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            passed = checker(scope[answer.__name__]).passed
+        ran += 1
+        if not passed:
+            problems.append(f"{mutation.exercise_of(checker)} {label!r}: {printed.getvalue().strip()[:300]}")
+    assert ran >= 60, ran
+    assert not problems, "\n".join(problems)

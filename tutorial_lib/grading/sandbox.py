@@ -4,12 +4,13 @@ Imported into the kernel that runs one submission, before any of the student's c
 (`grading.worker`, another process) then sends the notebook's cells; an answer cell is not run as it is but through
 `run_answer`, which compiles it with RestrictedPython under `AnswerPolicy` and runs it with guards:
 
-* no imports but `ALLOWED_IMPORTS`; no classes (an object with a lying `==` cannot be made); no name or attribute
-  that starts with `_`; builtins limited to RestrictedPython's safe set (no `open`, `exec`, `getattr`, `type`);
+* no imports but `ALLOWED_IMPORTS`; no classes (an object with a lying `==` cannot be made); no attribute that
+  starts with `_`, no dunder name; builtins limited to RestrictedPython's safe set (no `open`, `exec`, `getattr`,
+  `type`), and those never reachable through an attribute either (`DANGEROUS`);
 * no reading of the course's checkers, grader or editions (`tutorial_lib.exercises`, but for the stubs'
-  `exercises.TODO`; `.grading`, `.classroom`) or
-  of `sys`, `os`, `builtins` and other modules that reach the process (`BLOCKED_MODULES`), nor of attributes that
-  write files or reach interpreter state (`BLOCKED_ATTRIBUTES`);
+  `exercises.TODO`; `.grading`, `.classroom`) or of `sys`, `os` (but `os.path`), `builtins` and other modules
+  that reach the process (`BLOCKED_MODULES`), nor of attributes that write files or reach interpreter state
+  (`BLOCKED_ATTRIBUTES`); reading files is allowed (exercises read data and list checkpoints);
 * no attribute or item written to a module, class, function or library object (`_write_` guard);
 * an answer may not call the course library's own version of its exercise (`LIBRARY_ANSWERS`);
 * an answer cell can define or redefine only its own names: the exercise's stub names and names new to the
@@ -38,21 +39,26 @@ from RestrictedPython.Guards import (
 )
 
 ALLOWED_IMPORTS = ("numpy", "tensorflow", "math", "collections", "itertools", "functools", "statistics", "string",
-                   "re", "time", "random", "heapq", "bisect", "dataclasses", "typing")
+                   "re", "time", "random", "heapq", "bisect", "dataclasses", "typing", "glob", "os")
 BLOCKED_MODULES = ("tutorial_lib.exercises", "tutorial_lib.grading", "tutorial_lib.classroom", "builtins", "sys",
                    "os", "posix", "io", "importlib", "inspect", "gc", "ctypes", "subprocess", "shutil", "pathlib",
                    "sqlite3", "pickle", "marshal", "IPython", "ipykernel", "threading", "signal", "resource",
-                   "socket", "tempfile", "glob", "runpy", "code", "codeop", "types", "weakref", "operator",
+                   "socket", "tempfile", "runpy", "code", "codeop", "types", "weakref", "operator",
                    "traceback", "linecache", "atexit", "nbformat", "nbgrader", "jupyter_client", "zmq")
+# Attribute names an answer may not use, whatever they belong to: interpreter state, process state, and what
+# writes files (reading files is allowed: exercises read data and list checkpoints).
 BLOCKED_ATTRIBUTES = frozenset({
-    "write_file", "gfile", "save", "savez", "savez_compressed", "savetxt", "tofile", "memmap", "fromfile", "load",
-    "open", "system", "popen", "remove", "unlink", "rename", "rmtree", "makedirs", "environ", "modules",
-    "load_library", "load_op_library", "get_ipython", "exec", "eval", "compile", "f_globals", "f_locals", "f_back",
-    "gi_frame", "cr_frame", "tb_frame", "tb_next", "func_globals", "mro", "format", "format_map", "setattr",
-    "delattr", "set_printoptions", "seterr", "seterrcall", "setbufsize", "write", "writelines", "print",
-    "TFRecordWriter", "create_file_writer", "open_memmap", "matching_files", "glob", "listdir", "walk",
-    "copyfile", "mkdir", "rmdir", "experimental_write_csv",
+    "f_globals", "f_locals", "f_back", "f_builtins", "gi_frame", "cr_frame", "ag_frame", "tb_frame", "tb_next",
+    "func_globals", "mro", "format", "format_map", "environ", "modules", "load_library", "load_op_library",
+    "get_ipython", "set_printoptions", "seterr", "seterrcall", "setbufsize", "system", "popen", "open",
+    "write_file", "GFile", "FastGFile", "makedirs", "mkdir", "remove", "unlink", "rename", "rmtree", "copyfile",
+    "save", "savez", "savez_compressed", "savetxt", "tofile", "memmap", "open_memmap", "write", "writelines",
+    "print", "TFRecordWriter", "create_file_writer", "experimental_write_csv",
 })
+# Builtins an answer may not reach through any attribute (e.g. a module that imported them).
+DANGEROUS = (builtins.eval, builtins.exec, builtins.compile, builtins.open, builtins.__import__, builtins.getattr,
+             builtins.setattr, builtins.delattr, builtins.globals, builtins.locals, builtins.vars, builtins.breakpoint,
+             builtins.input)
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault",
                       "sort", "reverse", "add", "discard", "difference_update", "intersection_update",
                       "symmetric_difference_update"})
@@ -81,7 +87,24 @@ class AnswerRejected(Exception):
 
 
 class AnswerPolicy(RestrictingNodeTransformer):
-    """RestrictedPython's rules plus: no class definitions in an answer cell."""
+    """RestrictedPython's rules, but a private name of the answer's own (`_helper`) is allowed and an annotated
+    assignment is run as a plain one; plus: no class definitions in an answer cell."""
+
+    def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
+        """Refuse dunder names and RestrictedPython's own (`_getattr_`, `_print`, ...); allow `_helper`."""
+        if name is not None and name.startswith("_") and not name.startswith("__") and not name.endswith("_") \
+                and name != "_print":
+            return
+        super().check_name(node, name, allow_magic_methods)
+
+    def visit_AnnAssign(self, node: Any) -> Any:
+        """`x: int = 3` runs as `x = 3` (an annotation alone does nothing)."""
+        import ast
+
+        if node.value is None:
+            return None
+        plain = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+        return self.visit(plain)
 
     def visit_ClassDef(self, node: Any) -> Any:
         """Refuse a class: an answer returns plain values, not objects of its own making."""
@@ -101,9 +124,13 @@ def guarded_getattr(obj: Any, name: str, default: Any = None) -> Any:
     """Read an attribute unless it is private, writes files, or leads to a blocked module."""
     if not isinstance(name, str) or name in BLOCKED_ATTRIBUTES:
         raise AttributeError(f"the grader does not let an answer use .{name}")
-    if _blocked_module(obj) and not (name == "TODO" and obj.__name__ == "tutorial_lib.exercises"):
+    allowed = (obj.__name__, name) in (("tutorial_lib.exercises", "TODO"), ("os", "path")) if isinstance(
+        obj, types.ModuleType) else False
+    if _blocked_module(obj) and not allowed:
         raise AttributeError(f"the grader does not let an answer use the module {obj.__name__}")
     value = safer_getattr(obj, name)
+    if any(value is danger for danger in DANGEROUS):
+        raise AttributeError(f"the grader does not let an answer use {name}")
     if _blocked_module(value):
         raise AttributeError(f"the grader does not let an answer use the module {value.__name__}")
     if name in MUTATORS and id(obj) in _state.get("protected", ()):
@@ -173,7 +200,7 @@ def _guards(blocked: dict[int, str] | None = None) -> dict[str, Any]:
     """The globals RestrictedPython's compiled code looks up."""
     allowed = dict(safe_builtins)
     for name in ("sum", "min", "max", "any", "all", "enumerate", "map", "filter", "reversed", "list", "dict",
-                 "set", "frozenset", "iter", "next", "sorted"):
+                 "set", "frozenset", "iter", "next", "sorted", "zip", "tuple", "bytes", "bin"):
         allowed[name] = getattr(builtins, name)
     for name in ("getattr", "setattr", "delattr", "type", "object", "super", "__build_class__", "vars", "dir"):
         allowed.pop(name, None)
