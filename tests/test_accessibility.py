@@ -208,6 +208,29 @@ def test_a_described_figure_displays_as_an_image_with_its_alt(monkeypatch):
     assert data["text/plain"] == f"[figure: {fig.description}]"
 
 
+def test_the_dashboard_says_what_it_shows_in_a_polite_live_region_at_most_every_few_seconds():
+    import queue
+    import time
+
+    from tutorial_lib import monitor
+
+    q = queue.Queue(maxsize=10)
+    m = monitor.Monitor([monitor.python_probe("batch queue", q)], rate_hz=100, warmup_steps=2)
+    start = time.perf_counter()
+    with dashboard.LiveDashboard(m, title="drill", show=False, max_updates_per_s=50, announce_every_s=0.3) as live:
+        for i in range(40):
+            q.put(i) if not q.full() else None
+            m.record_step(0.001, 0.02, 8)
+    elapsed = time.perf_counter() - start
+    assert 2 <= len(live.announced) <= elapsed / 0.3 + 2, live.announced  # rate-limited, plus the final line
+    assert not any("after 0 measured steps" in line for line in live.announced), "nothing said during warm-up"
+    assert re.fullmatch(r"drill: finished, [a-z -]+ after 38 measured steps, waiting for input \d+% of step "
+                        r"time, [\d,]+ examples/s, [\d.]+ ms per step\. Queues: batch queue \d+ of 10\.",
+                        live.announced[-1]), live.announced[-1]
+    region = live.announce.value
+    assert "role='status'" in region and "aria-live='polite'" in region and live.announced[-1] in region
+
+
 def _figure_outputs(path: Path) -> list[dict]:
     return [o.get("data", {}) for c in read(path).cells for o in c.get("outputs", []) if "data" in o]
 

@@ -63,7 +63,7 @@ def figure_alt(data: dict) -> tuple[str, str] | None:
 
 
 def number(value: float, digits: int = 3) -> str:
-    """Format a value for a description: `digits` significant digits, thousands separated, no exponent."""
+    """Format a value for a description: `digits` significant digits, thousands separated, tiny ones as 10^n."""
     value = float(value)
     if value == 0 or not np.isfinite(value):
         return f"{value:g}"

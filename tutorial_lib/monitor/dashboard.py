@@ -122,8 +122,8 @@ class LiveDashboard:
     def _announce(self, snapshot: Snapshot, final: bool = False) -> None:
         """Set the live region's line when it changed and `announce_every_s` has passed (always at the end)."""
         now = time.perf_counter()
-        if not final and now - self._last_announce < self.announce_every_s:
-            return
+        if not final and (snapshot.steps == 0 or now - self._last_announce < self.announce_every_s):
+            return  # nothing measured yet (warm-up), or said too recently
         line = status_line(snapshot, self.title, final)
         if not self.announced or line != self.announced[-1]:
             self._last_announce = now
