@@ -150,7 +150,8 @@ def status_line(snapshot: Snapshot, title: str = "", final: bool = False) -> str
     queues = "; ".join(f"{_short(name)} {snapshot.sizes.get(name, 0)} of {capacity}"
                        for name, capacity in snapshot.capacities.items())
     return (f"{title + ': ' if title else ''}{'finished, ' if final else ''}{snapshot.verdict} after "
-            f"{snapshot.steps} measured steps, waiting for input {100 * snapshot.wait_fraction:.0f}% of step time, "
+            f"{snapshot.steps} measured step{'' if snapshot.steps == 1 else 's'}, waiting for input "
+            f"{100 * snapshot.wait_fraction:.0f}% of step time, "
             f"{snapshot.examples_per_s:,.0f} examples/s, {snapshot.step_ms:.1f} ms per step"
             + (f". Queues: {queues}." if queues else "."))
 
