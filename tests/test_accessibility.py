@@ -187,9 +187,50 @@ def test_every_library_figure_describes_its_data():
     figures = _sample_figures()
     for name, fig in figures.items():
         assert isinstance(fig, plots.DescribedFigure) and good_alt(fig.description), (name, fig.description)
-    assert "curve 4: 6 points, from 4 to 1" in figures["curves"].description
-    assert "prefetch 2.5× (10% waiting)" in figures["bench"].description
+    assert "curve 4: 6 points, 4 at 0, 3.4 at 1," in figures["curves"].description
+    assert "naive 1.00× (baseline; 80% waiting), ceiling 3.00× (baseline; 0% waiting), queue 2.00× (TF1 and " \
+           "AUTOTUNE; 30% waiting), prefetch 2.50× (tf.data; 10% waiting)" in figures["bench"].description  # as drawn
     assert "a 60%, input-bound; b 10%, moderately input-bound; c 1%, compute-bound" in figures["compare"].description
+    assert "b: dashboard 10%, moderately input-bound; profiler 2%, compute-bound" in figures["agreement"].description
+
+
+def test_descriptions_carry_what_the_prose_reads_from_the_figures():
+    loss = plots.show_curves({"loss": [4.76, 2.82, 9.6e-3, 8.8e-5]}, xlabel="step", logy=True).description
+    assert "(y axis logarithmic)" in loss and "x axis" not in loss
+    assert "falls from 4.76 to 8.8 × 10^-5, fastest between step 1 and 2 (down a factor of 294)" in loss
+    pair = plots.show_curves({"a": [0.0, 0.1, 0.3], "b": [0.001, 0.1, 0.31]}, x=[1, 10, 100], logx=True).description
+    assert "(x axis logarithmic)" in pair and "agree closely: at most 0.01 apart" in pair
+    delays = plots.show_curves({"t": [0.28, 0.668, 1.25]}, x=[100, 1500, 3000]).description
+    assert "0.28 at 100, 0.668 at 1,500, 1.25 at 3,000 (+0.388, +0.97 over the first)" in delays
+    ptb = plots.show_ptb_layout(list(range(15)), 3, 2, 0).description
+    assert "w0: x columns 0 to 1, y columns 1 to 2; w1: x columns 2 to 3, y columns 3 to 4" in ptb
+    assert "column 4 (the last of each row) appears only as a y" in ptb
+    flat = plots.show_molecules([3, 4, 5, 3, 4, 5], [0.0, -1.0, -2.0, 0.1, -1.1, -2.1]).description
+    assert "between 2 and 2 molecules" in flat and "almost flat" in flat and "most common" not in flat
+    feed = plots.show_feed_cost([1, 64], {"a": [1.0, 1.3], "b": [1.0, 100.0]}).description
+    assert "a copy, or nothing" in feed and "Flat (under 2 times" in feed and "a copy: 'b'" in feed
+    digits = plots.show_digits(np.zeros((4, 8, 8)), [1, 2, 1, 2], columns=2, row_titles=["before", "after"])
+    assert "row 1, before: labels 1, 2; row 2, after: labels 1, 2" in digits.description
+    drill = plots.show_drill({"d": {"times": [5.0, 5.5, 6.0, 9.0, 9.5], "finished": True, "finished_s": 9.6,
+                                    "killed_s": 5.6, "restarted_s": 8.5, "seen": [0, 1, 2, 3, 4]}}).description
+    assert "first element arrived 5 s after the client started" in drill
+    assert "the longest pause, nothing received, from 1 to 4 s (3 s)" in drill
+    assert "after which 2 more elements arrived, from 4 to 4.5 s (a second ramp)" in drill
+    agreement = dashboard.agreement_figure({"buffer": (0.53, 0.0)},
+                                           verdicts={"buffer": (None, "potentially input-bound")})
+    assert "buffer: dashboard 53%, input-bound; profiler 0%, potentially input-bound" in agreement.description
+    assert dashboard.swings([0.1, 0.9] * 10) == (0.1, 0.9, 19) and dashboard.swings([0.0, 0.01] * 10) is None
+
+
+def test_run_descriptions_leave_the_warm_up_steps_out_as_the_verdict_does():
+    from tutorial_lib import monitor
+
+    m = monitor.Monitor([], warmup_steps=2, gpu=None)
+    for wait in (0.5, 0.4, 0.001, 0.002, 0.003):
+        m.record_step(wait, 0.01, 8)
+    text = dashboard.run_description(m, "r")
+    assert "Step time, 3 steps after the 2 warm-up steps (steps 1 to 2, which the verdict leaves out; they " \
+           "waited up to 500 ms)" in text and "highest 3 ms at step 5" in text
 
 
 def test_a_described_figure_displays_as_an_image_with_its_alt(monkeypatch):

@@ -91,19 +91,30 @@ def described(fig: Figure, text: str) -> Figure:
     return fig
 
 
-def show_digits(images: np.ndarray, labels: Sequence[int], columns: int = 8) -> Figure:
-    """Draw images in a grid, each titled with its label."""
+def show_digits(images: np.ndarray, labels: Sequence[int], columns: int = 8,
+                row_titles: Sequence[str] | None = None) -> Figure:
+    """Draw images in a grid, each titled with its label; `row_titles` names what each row shows (written at
+    the row's left and in the description)."""
     rows = int(np.ceil(len(images) / columns))
-    fig, axes = _figure(rows, columns, figsize=(columns * 1.1, rows * 1.25), squeeze=False)
+    fig, axes = _figure(rows, columns, figsize=(columns * 1.1 + (1.6 if row_titles else 0), rows * 1.25),
+                        squeeze=False)
     for ax in axes.flat:
         ax.axis("off")
     for ax, image, label in zip(axes.flat, images, labels, strict=False):
         ax.imshow(np.squeeze(image), cmap="gray_r", vmin=0, vmax=255)
         ax.set_title(f"label {int(label)}", fontsize=9)
+    for r, text in enumerate(row_titles or []):
+        axes[r, 0].text(-0.15, 0.5, text, transform=axes[r, 0].transAxes, ha="right", va="center", fontsize=9,
+                        wrap=True)
     shape = "×".join(str(n) for n in np.squeeze(images[0]).shape) if len(images) else "no"
+    shown = [str(int(label)) for label in labels[:len(images)]]
+    if row_titles:
+        order = "; ".join(f"row {r + 1}, {text}: labels {', '.join(shown[r * columns:(r + 1) * columns])}"
+                          for r, text in enumerate(row_titles))
+    else:
+        order = f"the labels in order: {', '.join(shown)}"
     return described(fig, f"A grid of {len(images)} grey-scale digit images ({shape} pixels), {columns} per row, "
-                          f"each titled with its label; the labels in order: "
-                          f"{', '.join(str(int(label)) for label in labels[:len(images)])}.")
+                          f"each titled with its label; {order}.")
 
 
 def show_molecules(sizes: Sequence[int], energies: Sequence[float]) -> Figure:
@@ -114,14 +125,24 @@ def show_molecules(sizes: Sequence[int], energies: Sequence[float]) -> Figure:
     right.scatter(sizes, energies, s=6, alpha=0.5, color=SERIES[1])
     right.set(xlabel="atoms per molecule", ylabel="energy (eV)", title="Morse pair energy")
     sizes_, energies_ = np.asarray(sizes, dtype=float), np.asarray(energies, dtype=float)
-    counts = np.bincount(np.asarray(sizes, dtype=int))
+    low, high = int(sizes_.min()), int(sizes_.max())
+    counts = np.bincount(np.asarray(sizes, dtype=int) - low, minlength=high - low + 1)
     trend = np.corrcoef(sizes_, energies_)[0, 1] if len(sizes_) > 1 and sizes_.std() and energies_.std() else 0.0
     return described(fig, f"Left, sizes vary from molecule to molecule: a histogram of atoms per molecule for "
-                          f"{len(sizes_)} molecules, from {int(sizes_.min())} to {int(sizes_.max())} atoms (median "
-                          f"{number(np.median(sizes_))}, most common {int(counts.argmax())}). Right, Morse pair "
-                          f"energy against size: energies from {number(energies_.min())} to "
-                          f"{number(energies_.max())} eV, {'falling' if trend < 0 else 'rising'} with size "
-                          f"(correlation {trend:.2f}).")
+                          f"{len(sizes_)} molecules, from {low} to {high} atoms (median {number(np.median(sizes_))}); "
+                          f"each of the {len(counts)} sizes holds between {int(counts.min())} and "
+                          f"{int(counts.max())} molecules (median {number(np.median(counts))} per size), "
+                          f"{_spread_word(counts, low)}. Right, Morse pair energy against size: energies from "
+                          f"{number(energies_.min())} to {number(energies_.max())} eV, "
+                          f"{'falling' if trend < 0 else 'rising'} with size (correlation {trend:.2f}).")
+
+
+def _spread_word(counts: np.ndarray, low: int) -> str:
+    """Say whether a histogram is about flat (every bar between half and 1.5 times the median bar)."""
+    median = float(np.median(counts))
+    if median > 0 and counts.min() >= 0.5 * median and counts.max() <= 1.5 * median:
+        return "an almost flat spread: no size stands out"
+    return f"an uneven spread, the most common size {low + int(np.argmax(counts))} atoms"
 
 
 def _figure(rows: int, columns: int, **options) -> tuple[Figure, np.ndarray]:
@@ -135,7 +156,13 @@ def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel
                 title: str = "", x: Sequence[float] | None = None, logx: bool = False, logy: bool = False,
                 integer_x: bool = False) -> Figure:
     """Draw one line per named curve on shared axes (against `x` if given, else the index); `logy` for values
-    spanning orders of magnitude, `integer_x` for whole-number ticks (epochs, steps)."""
+    spanning orders of magnitude, `integer_x` for whole-number ticks (epochs, steps).
+
+    The description names which axis is logarithmic, the x range, and per curve its direction and where it
+    changes most (by factor on a log y axis, by amount on a linear one); a curve of at most `FEW_POINTS` points
+    is given point by point (a lone curve on a linear y axis also with each point's change from its first), and
+    two curves of the same length are said to agree closely when they stay within 5% of the plotted range of
+    each other (their largest gap is given either way)."""
     from matplotlib.ticker import MaxNLocator
 
     fig, ax = _figure(1, 1, figsize=(6, 3))
@@ -148,11 +175,59 @@ def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel
     if integer_x:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend()
-    where = "" if x is None else f", {xlabel} from {number(min(x))} to {number(max(x))}"
-    lines = "; ".join(f"{name}: {len(values)} points, {span(values)}" for name, values in curves.items())
-    return described(fig, f"{title + ': ' if title else ''}{ylabel} against {xlabel}"
-                          f"{' (log scale)' if logy or logx else ''}, {len(curves)} "
-                          f"{'curve' if len(curves) == 1 else 'curves'}{where}. {lines}.")
+    longest = max((len(v) for v in curves.values()), default=0)
+    xs = np.arange(longest) if x is None else np.asarray(x, dtype=float)
+    scales = [f"{axis} axis" for axis, log in (("x", logx), ("y", logy)) if log]
+    scale = f" ({' and '.join(scales)} logarithmic)" if scales else ""
+    where = f", {xlabel} from {number(xs.min())} to {number(xs.max())}" if len(xs) else ""
+    lines = "; ".join(_curve_text(name, np.asarray(v, dtype=float), xs[:len(v)], xlabel, logx, logy,
+                                  len(curves) == 1) for name, v in curves.items())
+    return described(fig, f"{title + ': ' if title else ''}{ylabel} against {xlabel}{scale}, {len(curves)} "
+                          f"{'curve' if len(curves) == 1 else 'curves'}{where}. {lines}."
+                          f"{_agreement(curves, xs, xlabel)}")
+
+
+FEW_POINTS = 8  # a curve with at most this many points is described point by point
+
+
+def _curve_text(name: str, v: np.ndarray, xs: np.ndarray, xlabel: str, logx: bool, logy: bool, alone: bool) -> str:
+    if len(v) == 0:
+        return f"{name}: no points"
+    text = f"{name}: {len(v)} {'point' if len(v) == 1 else 'points'}"
+    if len(v) <= FEW_POINTS:
+        text += ", " + ", ".join(f"{number(y)} at {number(at)}" for at, y in zip(xs, v, strict=True))
+        if alone and not logy and len(v) > 1:
+            text += " (" + ", ".join(f"{'+' if d >= 0 else ''}{number(d)}" for d in v[1:] - v[0]) + " over the first)"
+    if len(v) < 2:
+        return text
+    direction = "rises" if v[-1] > v[0] else "falls" if v[-1] < v[0] else "ends where it started"
+    text += f"; {direction} from {number(v[0])} to {number(v[-1])}"
+    if len(v) > FEW_POINTS:
+        text += f" (lowest {number(v.min())}, highest {number(v.max())})"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps = np.diff(np.log10(v)) if logy and (v > 0).all() else np.diff(v)
+        run = np.diff(np.log10(xs)) if logx and (xs > 0).all() else np.diff(xs)  # "fastest": per unit of x as drawn
+    if len(steps) > 1 and np.isfinite(steps).all() and np.abs(steps).max() > 0 and (run > 0).all():
+        k = int(np.abs(steps / run).argmax())
+        against = v[-1] != v[0] and np.sign(steps[k]) != np.sign(v[-1] - v[0])
+        size = f"a factor of {number(10 ** abs(steps[k]), 2)}" if logy and (v > 0).all() else number(abs(steps[k]))
+        text += (f", {'its largest single change' if against or v[-1] == v[0] else 'fastest'} between {xlabel} "
+                 f"{number(xs[k])} and {number(xs[k + 1])} ({'down' if steps[k] < 0 else 'up'} {size}"
+                 f"{', against the trend' if against else ''})")
+    return text
+
+
+def _agreement(curves: dict[str, Sequence[float]], xs: np.ndarray, xlabel: str) -> str:
+    """Say how closely curves of the same length drawn against the same x agree (their largest gap)."""
+    values = [np.asarray(v, dtype=float) for v in curves.values()]
+    if len(values) != 2 or len(values[0]) != len(values[1]) or len(values[0]) == 0:
+        return ""
+    gap = np.abs(values[0] - values[1])
+    k = int(gap.argmax())
+    spread = max(v.max() for v in values) - min(v.min() for v in values)
+    close = spread > 0 and gap[k] <= 0.05 * spread
+    return (f" The two curves {'agree closely' if close else 'differ'}: at most {number(gap[k])} apart "
+            f"(at {xlabel} {number(xs[k])}){', under 5% of the plotted range' if close else ''}.")
 
 
 def show_feed_cost(bytes_per_feed: Sequence[int], ms_per_run: dict[str, Sequence[float]]) -> Figure:
@@ -165,12 +240,26 @@ def show_feed_cost(bytes_per_feed: Sequence[int], ms_per_run: dict[str, Sequence
     ax.set(xscale="log", yscale="log", xlabel="MB fed per run", ylabel="ms per run (median)",
            title="What a feed costs: a copy, or nothing")
     ax.legend(fontsize="small")
+    growth = {name: values[-1] / values[0] for name, values in ms_per_run.items()}
     lines = "; ".join(f"{name}: {number(values[0])} ms at {number(megabytes[0])} MB, {number(values[-1])} ms at "
-                      f"{number(megabytes[-1])} MB ({number(values[-1] / values[0], 2)} times)"
+                      f"{number(megabytes[-1])} MB ({number(growth[name], 2)} times)"
                       for name, values in ms_per_run.items())
-    return described(fig, f"What a feed costs: the median ms per run against the MB fed per run, log-log, "
-                          f"{len(megabytes)} sizes from {number(megabytes[0])} to {number(megabytes[-1])} MB. "
-                          f"{lines}.")
+    flat = [name for name, g in growth.items() if g < FLAT_GROWTH]
+    grow = [name for name, g in growth.items() if g >= FLAT_GROWTH]
+    verdict = (f"Flat (under {FLAT_GROWTH:g} times over {number(megabytes[-1] / megabytes[0], 2)} times the bytes), "
+               f"costing about nothing more per byte: {_names(flat)}; growing with the bytes, a copy: "
+               f"{_names(grow)}.")
+    return described(fig, f"What a feed costs: a copy, or nothing. The median ms per run against the MB fed per "
+                          f"run, log-log, {len(megabytes)} sizes from {number(megabytes[0])} to "
+                          f"{number(megabytes[-1])} MB. {verdict} {lines}.")
+
+
+FLAT_GROWTH = 2.0  # a feed's cost that grows less than this over the sizes drawn is called flat
+
+
+def _names(names: Sequence[str]) -> str:
+    quoted = [f"'{name}'" for name in names]
+    return "none" if not quoted else quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 def show_pipeline(stages: Sequence[str], per_row: int = 4, title: str = "") -> Figure:
@@ -211,34 +300,60 @@ def show_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str = "")
 
 
 def show_ptb_layout(stream: Sequence[int], batch_size: int, num_steps: int, step: int = 0) -> Figure:
-    """Draw how a token stream is cut into rows and windows; outline window `step`'s x (solid) and y (dashed)."""
+    """Draw how a token stream is cut into rows and windows; outline window `step`'s x (solid) and y (dashed).
+
+    Windows are told apart without colour: each has a hatched header above the grid, labelled w0, w1, ...,
+    and a dotted line at each window's left edge; the description gives every window's x and y columns."""
     from matplotlib.patches import Rectangle
 
     batch_len = len(stream) // batch_size
     epoch = (batch_len - 1) // num_steps
     data = np.asarray(stream[: batch_size * batch_len]).reshape(batch_size, batch_len)
-    window = np.array([[c // num_steps if c // num_steps < epoch else -1 for c in range(batch_len)]] * batch_size)
-    fig, ax = _figure(1, 1, figsize=(max(6.5, 0.6 * batch_len), 0.6 * batch_size + 1.2))
-    ax.imshow(np.where(window < 0, np.nan, window), cmap="Pastel1", vmin=0, vmax=8, aspect="auto")
+    fig, ax = _figure(1, 1, figsize=(max(6.5, 0.6 * batch_len), 0.6 * batch_size + 1.6))
     for r in range(batch_size):
         for c in range(batch_len):
             ax.text(c, r, str(data[r, c]), ha="center", va="center", fontsize=9)
+    for i in range(epoch):
+        left = i * num_steps - 0.5
+        ax.add_patch(Rectangle((left, -1.15), num_steps, 0.55, fill=False, hatch=PTB_HATCHES[i % len(PTB_HATCHES)],
+                               edgecolor=OKABE_ITO["black"], lw=0.8))
+        ax.text(left + num_steps / 2, -0.875, f"w{i}", ha="center", va="center", fontsize=9,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
+        if i:
+            ax.axvline(left, color=OKABE_ITO["black"], ls=":", lw=1)
+    if epoch * num_steps < batch_len:  # the columns no window's x reaches: the last y, then any unused
+        ax.text((epoch * num_steps + batch_len - 1) / 2, -0.875, "y only" if batch_len - epoch * num_steps == 1
+                else "y only, unused", ha="center", va="center", fontsize=8)
+        ax.axvline(epoch * num_steps - 0.5, color=OKABE_ITO["black"], ls=":", lw=1)
     x0 = step * num_steps
     ax.add_patch(Rectangle((x0 - 0.5, -0.5), num_steps, batch_size, fill=False, lw=2.5, edgecolor=SERIES[0]))
     ax.add_patch(Rectangle((x0 + 0.5, -0.45), num_steps, batch_size - 0.1, fill=False, lw=2, ls="--",
                            edgecolor=SERIES[1]))
-    ax.set(xticks=range(batch_len), yticks=range(batch_size), xlabel="position in row (batch_len columns)",
-           ylabel="row (batch_size)", title=f"colour: window i · step {step}: x solid, y dashed")
+    ax.set(xlim=(-0.5, batch_len - 0.5), ylim=(batch_size - 0.5, -1.25), xticks=range(batch_len),
+           yticks=range(batch_size), xlabel="position in row (batch_len columns)", ylabel="row (batch_size)",
+           title=f"windows w0–w{epoch - 1} (hatched headers) · step {step}: x solid, y dashed")
     rows = "; ".join(f"row {r}: {' '.join(str(t) for t in data[r])}" for r in range(batch_size))
+    windows = "; ".join(f"w{i}: x columns {_columns(i * num_steps, num_steps)}, y columns "
+                        f"{_columns(i * num_steps + 1, num_steps)}" for i in range(epoch))
+    only_y = epoch * num_steps
     return described(fig, f"A stream of {len(stream)} tokens cut into {batch_size} rows of {batch_len} "
                           f"(batch_len), each row a contiguous run of the stream; the rows are cut into {epoch} "
-                          f"windows of {num_steps} columns (the epoch){_unused(batch_len - 1 - epoch * num_steps)}. "
-                          f"Window {step}: x is columns {x0} to {x0 + num_steps - 1} (solid outline), y the same "
-                          f"shifted one to the right, columns {x0 + 1} to {x0 + num_steps} (dashed outline). {rows}.")
+                          f"windows of {num_steps} columns (the epoch), each labelled above the grid (w0, w1, …) "
+                          f"with its own hatching. {windows}. Column 0 is only ever an x; column {only_y} "
+                          f"{'(the last of each row) ' if only_y == batch_len - 1 else ''}appears only as a y, in "
+                          f"w{epoch - 1}{_unused(batch_len - 1 - epoch * num_steps)}. Window {step} is outlined: x "
+                          f"solid, y dashed. {rows}.")
+
+
+PTB_HATCHES = ("//", "\\\\", "xx", "..", "oo", "--", "++", "||")  # one per window, beside its w label
+
+
+def _columns(first: int, count: int) -> str:
+    return str(first) if count == 1 else f"{first} to {first + count - 1}"
 
 
 def _unused(columns: int) -> str:
-    return f", the last {columns} {'column' if columns == 1 else 'columns'} of each row unused" if columns else ""
+    return f"; the last {columns} {'column' if columns == 1 else 'columns'} of each row unused" if columns else ""
 
 
 def show_pipeline_bench(results: dict) -> Figure:
@@ -263,12 +378,20 @@ def show_pipeline_bench(results: dict) -> Figure:
                xlim=(0, max(speedups) * 1.9))
     fig.suptitle("Input pipelines compared (grey, dotted: baselines; vermillion, hatched: TF1 and AUTOTUNE; "
                  "blue: tf.data)")
-    panels = "; ".join(f"{name} workload: " + ", ".join(
-        f"{v} {number(f['speedup_over_naive'], 2)}× ({100 * f['input_bound_fraction']:.0f}% waiting)"
-        for v, f in sorted(results[name]["variants"].items(), key=lambda item: -item[1]["speedup_over_naive"]))
-        for name in names)
+    panels = "; ".join(f"{name} workload, top to bottom: " + ", ".join(
+        _bench_bar(v, f) for v, f in results[name]["variants"].items()) for name in names)
     return described(fig, f"Input pipelines compared: each variant's speedup over tf.data naive (median of the same "
-                          f"run), fastest first, with its share of time waiting for input. {panels}.")
+                          f"run), one bar per variant in the table's order, its group told by colour and hatching "
+                          f"(baseline: grey, dotted; TF1 and AUTOTUNE: vermillion, hatched; tf.data: blue, plain) "
+                          f"and written beside it with its ratio to the workload's yardstick and its share of time "
+                          f"waiting for input. {panels}.")
+
+
+def _bench_bar(variant: str, f: dict) -> str:
+    """One bar of the benchmark chart in words: speedup, group, yardstick ratio (where it has one), waiting."""
+    yardstick = f"{f['efficiency']:.2f} of {f['efficiency_vs']}; " if f["efficiency"] else ""
+    return (f"{variant} {f['speedup_over_naive']:.2f}× ({_bench_group(variant)}; {yardstick}"
+            f"{100 * f['input_bound_fraction']:.0f}% waiting)")
 
 
 BENCH_GROUPS = {"baseline": (GREY, ".."), "TF1 and AUTOTUNE": (OKABE_ITO["vermillion"], "//"),
@@ -297,15 +420,30 @@ def show_drill(drills: dict[str, dict]) -> Figure:
         ax.set(title=f"{name}: {len(drill['seen'])} received, {state}", ylabel="elements received",
                xlabel="seconds since the first element")
         ax.legend(loc="lower right", fontsize=8)
-    return described(fig, "Fault drills, elements received against seconds since the first element. " + " ".join(
+    return described(fig, "Fault drills, elements received against seconds since each drill's first element (0 s "
+                          "here is that element's arrival; the drill's printed times count from the client's "
+                          "start). " + " ".join(
         _drill_text(name, drill) for name, drill in drills.items()))
 
 
 def _drill_text(name: str, drill: dict) -> str:
     zero = drill["times"][0]
+    times = np.asarray(drill["times"], dtype=float) - zero
     end = (drill["finished_s"] if drill["finished"] else drill["waited_s"]) - zero
-    restart = drill.get("restarted_s")
-    return (f"{name}: {len(drill['seen'])} elements received in {number(drill['times'][-1] - zero, 2)} s; worker 0 "
-            f"killed at {number(drill['killed_s'] - zero, 2)} s"
-            f"{'' if restart is None else f', its replacement ready at {number(restart - zero, 2)} s'}; "
-            f"{'finished' if drill['finished'] else 'still waiting when stopped'} at {number(end, 2)} s.")
+    killed, restart = drill["killed_s"] - zero, drill.get("restarted_s")
+    text = (f"{name}: the first element arrived {number(zero, 2)} s after the client started; "
+            f"{len(drill['seen'])} elements received in {number(times[-1], 2)} s, "
+            f"{int(np.sum(times <= killed))} of them by the time worker 0 was killed at {number(killed, 2)} s")
+    edges = np.append(times, max(end, times[-1]))  # the last gap: from the last element to the end
+    gaps = np.diff(edges)
+    if len(gaps) and gaps.max() > 0:
+        k = int(gaps.argmax())
+        text += (f"; the longest pause, nothing received, from {number(edges[k], 2)} to {number(edges[k + 1], 2)} s "
+                 f"({number(gaps[k], 2)} s{', until the end' if k == len(gaps) - 1 else ''})")
+    if restart is not None:
+        restart -= zero
+        after = times[times > restart]
+        text += f"; its replacement ready at {number(restart, 2)} s, " + (
+            f"after which {len(after)} more elements arrived, from {number(after[0], 2)} to "
+            f"{number(after[-1], 2)} s (a second ramp)" if len(after) else "after which nothing more arrived")
+    return text + f"; {'finished' if drill['finished'] else 'still waiting when stopped'} at {number(end, 2)} s."

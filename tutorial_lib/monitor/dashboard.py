@@ -2,7 +2,7 @@
 
 Widgets are created and displayed in the main thread (the notebook's). The monitor's sampler thread only
 samples; the widgets' values are set from the thread that runs the training loop, between steps (each
-`Monitor.record_step` or `timed_step`), batched with `hold_sync` and at most `max_updates_per_s` times a second,
+`Monitor.record_step` or `timed_step`), at most `max_updates_per_s` times a second,
 plus once when the run ends. Front ends that do not render widget messages sent from a background thread
 (Google Colab: googlecolab/colabtools#3373) still see the view move. A step that blocks longer than the refresh
 period freezes the view only until it returns: the next refresh shows the latest sample. When the run ends --
@@ -11,7 +11,8 @@ the whole run is left in the notebook, so a saved notebook (and CI) shows what h
 
 For a student who cannot see the bars: `announce` is a text line (an ARIA live region, role "status", polite)
 that states the verdict, the wait share, the speed and each queue's fill, at most once every `announce_every_s`
-seconds and only when it changed; each bar has the queue's name and "n / capacity" as text beside it; the final
+seconds and only when it changed; each bar has the queue's name and "n / capacity" as text beside it (its colour,
+the queue's in the fill trace, only repeats that); the final
 figure carries a text alternative (`run_description`). The knob panel is number boxes with labels (a screen
 reader names them; arrow keys step them) linked to sliders. Checked in Chromium's accessibility tree by
 tests/test_browser.py.
@@ -70,10 +71,13 @@ class LiveDashboard:
         self.announced: list[str] = []
         self.updates = 0
         self.figure: Figure | None = None
+        # Each bar in its queue's colour in the fill trace (the course palette, not ipywidgets' bar styles); the
+        # "n / capacity" label beside it carries the value, so the colour is never the only cue.
         self.bars = {p.name: widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description=_short(p.name),
                                                    layout=widgets.Layout(width="420px"),
-                                                   style={"description_width": "140px"})
-                     for p in monitor.probes}
+                                                   style={"description_width": "140px",
+                                                          "bar_color": _TRACE_COLOURS[k % len(_TRACE_COLOURS)]})
+                     for k, p in enumerate(monitor.probes)}
         self.counts = {p.name: widgets.Label(value=f"0 / {p.capacity}") for p in monitor.probes}
         self.trace = widgets.HTML(value=_sparkline({}, 0))
         self.stats = widgets.HTML(value="waiting for the first step...")
@@ -99,9 +103,7 @@ class LiveDashboard:
         for name, bar in self.bars.items():
             capacity = max(1, snapshot.capacities.get(name, 1))
             size = snapshot.sizes.get(name, 0)
-            with bar.hold_sync():
-                bar.value = size / capacity
-                bar.bar_style = "danger" if size == 0 else ("success" if size >= 0.5 * capacity else "info")
+            bar.value = size / capacity
             self.counts[name].value = f"{size} / {capacity}"
         now = time.perf_counter()
         if now - self._last_trace >= 0.5:  # the trace is the biggest message: twice a second is enough
@@ -224,10 +226,14 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
     else:  # e.g. Keras fit straight from a tf.data pipeline: nothing to sample, the steps below tell the story
         top.text(0.5, 0.5, "no queue watched in this run", ha="center", va="center", transform=top.transAxes,
                  color="#666")
-    steps = np.arange(len(waits))
+    steps = np.arange(1, len(waits) + 1)
     bottom.bar(steps, 1000 * np.asarray(computes), color=COMPUTE, label="computing", width=1.0)
     bottom.bar(steps, 1000 * np.asarray(waits), bottom=1000 * np.asarray(computes), color=WAITING,
                hatch=WAITING_HATCH, edgecolor="white", linewidth=0, label="waiting for input (hatched)", width=1.0)
+    warmup = _warmup(monitor, len(waits))
+    if warmup:
+        bottom.axvline(warmup + 0.5, color="black", ls=":", lw=1.2,
+                       label=f"end of the {warmup} warm-up step{'' if warmup == 1 else 's'} (not counted)")
     bottom.set(xlabel="training step", ylabel="ms per step")
     bottom.legend(loc="upper right", fontsize=8)
     fig.suptitle(f"{title}: {snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time waiting for "
@@ -236,25 +242,54 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
     return described(fig, run_description(monitor, title))
 
 
+def _warmup(monitor: Monitor, recorded: int) -> int:
+    """How many of the recorded steps (the oldest kept) are warm-up steps, left out of the verdict."""
+    dropped = getattr(monitor, "_seen", recorded) - recorded  # steps older than the kept history
+    return max(0, min(recorded, getattr(monitor, "warmup_steps", 0) - dropped))
+
+
+def swings(values: Sequence[float], low_q: float = 10, high_q: float = 90) -> tuple[float, float, int] | None:
+    """Return (low, high, crossings) when a fill level oscillates: its 10th and 90th percentiles at least 0.1
+    apart and at least 4 crossings of the level halfway between them; else None."""
+    v = np.asarray(values, dtype=float)
+    if len(v) < 5:
+        return None
+    low, high = np.percentile(v, [low_q, high_q])
+    if high - low < 0.1:
+        return None
+    side = np.sign(v - (low + high) / 2)
+    side = side[side != 0]
+    crossings = int(np.sum(side[1:] != side[:-1]))
+    return (float(low), float(high), crossings) if crossings >= 4 else None
+
+
 def run_description(monitor: Monitor, title: str = "") -> str:
-    """Return the text alternative of a run's figure: the verdict, the step times, each queue's fill and the GPU."""
+    """Return the text alternative of a run's figure: the verdict, the step times after the warm-up steps, each
+    queue's fill (and its swing, when it oscillates) and the GPU."""
     times, fractions = monitor.fill_history()
     _, waits, computes = monitor.step_history()
     snapshot = monitor.snapshot()
     waits, computes = 1000 * np.asarray(waits), 1000 * np.asarray(computes)
+    warmup = _warmup(monitor, len(waits))
     parts = [f"{title + ': ' if title else ''}{snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time "
              f"waiting for input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%)."]
-    if len(waits):
-        parts.append(f"Step time, {len(waits)} steps: computing {number(computes.min(), 2)} to "
-                     f"{number(computes.max(), 2)} ms each (median {number(np.median(computes), 2)}); waiting for "
-                     f"input median {number(np.median(waits), 2)} ms, highest {number(waits.max(), 2)} ms at step "
-                     f"{int(waits.argmax()) + 1}.")
+    counted_waits, counted_computes = waits[warmup:], computes[warmup:]
+    if len(counted_waits):
+        after = (f" after the {warmup} warm-up step{'' if warmup == 1 else 's'} (steps 1 to {warmup}, which the "
+                 f"verdict leaves out; they waited up to {number(waits[:warmup].max(), 2)} ms)") if warmup else ""
+        parts.append(f"Step time, {len(counted_waits)} steps{after}: computing {number(counted_computes.min(), 2)} "
+                     f"to {number(counted_computes.max(), 2)} ms each (median "
+                     f"{number(np.median(counted_computes), 2)}); waiting for input median "
+                     f"{number(np.median(counted_waits), 2)} ms, highest {number(counted_waits.max(), 2)} ms at step "
+                     f"{warmup + int(counted_waits.argmax()) + 1}.")
+    elif len(waits):
+        parts.append(f"Only the {warmup} warm-up steps were recorded.")
     else:
         parts.append("No step was recorded.")
     if fractions:
         parts.append(f"Queue fill over {number(times[-1] - times[0], 2) if len(times) > 1 else 0} s: " + "; ".join(
             f"{name} median {100 * np.median(v):.0f}% full (lowest {100 * np.min(v):.0f}%, highest "
-            f"{100 * np.max(v):.0f}%)" for name, v in fractions.items()) + ".")
+            f"{100 * np.max(v):.0f}%)" + _swing_text(v) for name, v in fractions.items()) + ".")
     else:
         parts.append("No queue watched in this run.")
     gpu_times, utilization, _ = monitor.gpu_history()
@@ -262,6 +297,15 @@ def run_description(monitor: Monitor, title: str = "") -> str:
         parts.append(f"{monitor.gpu_note}: utilisation median {100 * np.median(utilization):.0f}%, highest "
                      f"{100 * np.max(utilization):.0f}%.")
     return " ".join(parts)
+
+
+def _swing_text(values: Sequence[float]) -> str:
+    found = swings(values)
+    if found is None:
+        return ""
+    low, high, crossings = found
+    return (f", swinging between {100 * low:.0f}% and {100 * high:.0f}% (10th and 90th percentiles; {crossings} "
+            f"crossings of the level between them)")
 
 
 def compare_figure(results: dict[str, float], title: str = "Share of step time waiting for input") -> Figure:
@@ -283,27 +327,42 @@ def compare_figure(results: dict[str, float], title: str = "Share of step time w
 
 
 def agreement_figure(pairs: dict[str, tuple[float, float]],
-                     labels: tuple[str, str] = ("dashboard", "profiler")) -> Figure:
-    """Draw two readings of the input-wait share per run side by side (e.g. dashboard vs profiler)."""
-    fig, ax = plt.subplots(figsize=(7, 0.8 + 0.7 * len(pairs)), layout="constrained", FigureClass=DescribedFigure)
+                     labels: tuple[str, str] = ("dashboard", "profiler"),
+                     verdicts: dict[str, tuple[str | None, str | None]] | None = None) -> Figure:
+    """Draw two readings of the input-wait share per run side by side (e.g. dashboard vs profiler).
+
+    `verdicts` gives, per run, the verdict each reading itself reached (e.g. the profiler's analyzer saying
+    "potentially input-bound" at 0% input); a missing one (or None) is the verdict of the share by the
+    thresholds. Each bar has "share, verdict" written beside it, zero-length ones too."""
+    fig, ax = plt.subplots(figsize=(8, 0.8 + 0.8 * len(pairs)), layout="constrained", FigureClass=DescribedFigure)
     plt.close(fig)
     rows = np.arange(len(pairs))
+    said = {name: tuple((verdicts or {}).get(name, (None, None))[k] or verdict(pair[k]) for k in range(2))
+            for name, pair in pairs.items()}
     for k, (label, hatch) in enumerate(zip(labels, ("", "//"), strict=True)):
         values = [100 * pair[k] for pair in pairs.values()]
-        ax.barh(rows + (k - 0.5) * 0.38, values, height=0.36, label=label, hatch=hatch,
-                color=[_BADGE_COLOURS[verdict(v / 100)] for v in values], edgecolor="black", linewidth=0.5)
+        kinds = [said[name][k] for name in pairs]
+        bars = ax.barh(rows + (k - 0.5) * 0.38, values, height=0.36, label=label, hatch=hatch,
+                       color=[_BADGE_COLOURS.get(kind, _BADGE_COLOURS[verdict(v / 100)])
+                              for kind, v in zip(kinds, values, strict=True)],
+                       edgecolor="black", linewidth=0.5)
+        ax.bar_label(bars, labels=[f" {label} {v:.0f}%, {kind}" for v, kind in zip(values, kinds, strict=True)],
+                     fontsize=7)
     for threshold in (MODERATELY_INPUT_BOUND, INPUT_BOUND):
         ax.axvline(100 * threshold, color="grey", linestyle="--", linewidth=1)
     ax.set_yticks(rows, list(pairs))
-    ax.set(xlabel="% of step time waiting for input (plain: first, hatched: second)", xlim=(0, 100),
-           title=f"{labels[0]} vs {labels[1]}")
+    ax.set(xlabel="% of step time waiting for input (plain: first, hatched: second)", xlim=(0, 135),
+           title=f"{labels[0]} vs {labels[1]}: share and verdict of each")
+    ax.set_xticks(range(0, 101, 20))  # the room right of 100% is for the labels
     ax.invert_yaxis()
     ax.legend(loc="lower right")
     return described(fig, f"{labels[0]} vs {labels[1]}, % of step time waiting for input per run (first plain, second "
-                          f"hatched): " + "; ".join(
-                              f"{name}: {labels[0]} {100 * a:.0f}% ({verdict(a)}), {labels[1]} {100 * b:.0f}% "
-                              f"({verdict(b)})" for name, (a, b) in pairs.items()) +
-                     f". Thresholds at {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%.")
+                          f"hatched), with the verdict each reached written beside its bar: " + "; ".join(
+                              f"{name}: {labels[0]} {100 * a:.0f}%, {said[name][0]}; {labels[1]} {100 * b:.0f}%, "
+                              f"{said[name][1]}" for name, (a, b) in pairs.items()) +
+                     f". Thresholds at {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%" +
+                     (f" ({labels[1]}'s analyzer adds its own hedge, 'potentially input-bound', from time it cannot "
+                      f"attribute)" if any(v[1] == "potentially input-bound" for v in said.values()) else "") + ".")
 
 
 def knob_sliders(defaults: dict[str, int | float], ranges: dict[str, tuple[float, float, float]]) -> widgets.VBox:
