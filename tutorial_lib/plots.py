@@ -75,16 +75,6 @@ def number(value: float, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def span(values: Sequence[float], unit: str = "") -> str:
-    """Describe a series in one phrase: its first and last value, and its minimum and maximum."""
-    v = np.asarray(values, dtype=float)
-    unit = f" {unit}" if unit else ""
-    if len(v) == 0:
-        return "no values"
-    return (f"from {number(v[0])} to {number(v[-1])}{unit} (lowest {number(v.min())}, highest "
-            f"{number(v.max())})")
-
-
 def described(fig: Figure, text: str) -> Figure:
     """Set a figure's text alternative and return the figure."""
     fig.description = " ".join(text.split()).translate(str.maketrans("[]\"", "()'"))  # one line, no [ ] or "
