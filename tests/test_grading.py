@@ -335,3 +335,18 @@ def test_every_right_answer_in_the_mutation_tables_passes_under_the_graders_rule
             problems.append(f"{mutation.exercise_of(checker)} {label!r}: {printed.getvalue().strip()[:300]}")
     assert ran >= 60, ran
     assert not problems, "\n".join(problems)
+
+
+def test_an_answer_cell_carries_back_only_its_own_and_new_names(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from tutorial_lib import exercises
+
+    user_ns = {"exercises": exercises, "np": np}
+    monkeypatch.setitem(sandbox._state, "shell", SimpleNamespace(user_ns=user_ns))
+    sandbox._state.setdefault("import", __import__)
+    sandbox._state.setdefault("print", print)
+    sandbox._state.setdefault("protected", sandbox._protected_ids())
+    sandbox.run_answer("exercises = print\nhelper = 2\n\ndef f():\n    return helper", "ex1_f", ["f"])
+    assert user_ns["exercises"] is exercises and user_ns["f"]() == 2 and user_ns["helper"] == 2
+    assert "may not change the notebook's exercises" in capsys.readouterr().out

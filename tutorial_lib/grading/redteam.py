@@ -56,7 +56,8 @@ ATTEMPTS: list[tuple[str, str, dict[str, str], list[str], str]] = [
       "'def check_count_label(a):\\n    return True\\n')\n"},
      ["ex1_count_label_test"], "overwrite the library's checker file (for the next student too)"),
     ("rt-gradebook", "00_start_here",
-     {"ex1_count_label": WRONG_COUNT + "for path in tf.io.gfile.glob('/**/gradebook.db'):\n"
+     {"ex1_count_label": WRONG_COUNT + "tf.io.write_file('../../gradebook.db', 'forged')\n"
+      "for path in tf.io.gfile.glob('/*/*/gradebook.db') + tf.io.gfile.glob('/*/*/*/gradebook.db'):\n"
       "    tf.io.write_file(path, 'forged')\n"},
      ["ex1_count_label_test"], "find and overwrite the gradebook"),
     ("rt-exit", "00_start_here",
