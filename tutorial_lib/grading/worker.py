@@ -109,11 +109,15 @@ class Kernel:
 
     def request(self, kind: str, params: tuple) -> dict:
         """Ask the sandbox for `kind` (call, value, run_test) and return its reply."""
+        return self.ask(kind, params)[0]
+
+    def ask(self, kind: str, params: tuple) -> tuple[dict, nbformat.NotebookNode]:
+        """Ask the sandbox for `kind`; return its reply and the scratch cell (its outputs) that carried it."""
         nonce = remote.new_nonce()
         code = f"_grader_sandbox.{kind}({', '.join(repr(p) for p in params)}, {nonce!r})"
         cell = self.run_code(code)
         try:
-            return remote.parse_reply(stdout_of(cell), nonce)
+            return remote.parse_reply(stdout_of(cell), nonce), cell
         except remote.GradingError:
             if any(o.get("ename") == "KeyboardInterrupt" for o in cell.outputs if o.get("output_type") == "error"):
                 raise remote.TimeLimit(f"it ran past the grader's cell time limit of {self.client.timeout} s and "
@@ -170,15 +174,7 @@ def grade_test_cell(kernel: Kernel, cell: Any, index: int) -> tuple[bool, str, s
         passed = verdict is not None and verdict.passed is True
         cell.outputs = [feedback_output(feedback)]
         return passed, feedback.strip(), "remote"
-    nonce = remote.new_nonce()
-    ran = kernel.run_code(f"_grader_sandbox.run_test({cell.source!r}, {nonce!r})")
-    try:
-        reply = remote.parse_reply(stdout_of(ran), nonce)
-    except remote.GradingError:
-        if any(o.get("ename") == "KeyboardInterrupt" for o in ran.outputs if o.get("output_type") == "error"):
-            raise remote.TimeLimit(f"the check ran past the grader's cell time limit of {kernel.client.timeout} s "
-                                   "and was interrupted") from None
-        raise
+    reply, ran = kernel.ask("run_test", (cell.source,))
     cell.outputs = without_reply(ran.outputs)
     verdicts = reply.get("verdicts")
     valid = type(verdicts) is list and verdicts and all(type(v) is list and len(v) == 2 for v in verdicts)
