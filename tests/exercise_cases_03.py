@@ -134,20 +134,30 @@ def run_with_runners_no_finally(sess: Any, fetch: Any, steps: int) -> list:
     return values
 
 
-def run_with_runners_swallows_error(sess: Any, fetch: Any, steps: int) -> list:
-    """Wrong for 03.2: cleans up in `finally`, but returns what it has instead of letting a failed run's error out."""
-    coord = v1.train.Coordinator()
-    threads = v1.train.start_queue_runners(sess, coord)
-    values = []
-    try:
-        for _ in range(steps):
-            values.append(sess.run(fetch))
-    except tf.errors.OpError:
-        pass
-    finally:
-        coord.request_stop()
-        coord.join(threads)
-    return values
+def run_with_runners_returning_on(error: type, doc: str) -> Any:
+    """A wrong answer that cleans up in `finally` but catches `error` and returns the results so far."""
+
+    def answer(sess: Any, fetch: Any, steps: int) -> list:
+        coord = v1.train.Coordinator()
+        threads = v1.train.start_queue_runners(sess, coord)
+        values = []
+        try:
+            for _ in range(steps):
+                values.append(sess.run(fetch))
+        except error:
+            pass
+        finally:
+            coord.request_stop()
+            coord.join(threads)
+        return values
+
+    answer.__doc__ = doc
+    return answer
+
+
+run_with_runners_swallows_error = run_with_runners_returning_on(
+    tf.errors.OpError, "Wrong for 03.2: cleans up in `finally`, but returns what it has instead of letting a failed "
+    "run's error out.")
 
 
 def run_with_runners_stop_on_exception(sess: Any, fetch: Any, steps: int) -> list:
@@ -181,20 +191,9 @@ def run_with_runners_request_stop_error(sess: Any, fetch: Any, steps: int) -> li
     return values
 
 
-def run_with_runners_catches_end(sess: Any, fetch: Any, steps: int) -> list:
-    """Wrong for 03.2: catches OutOfRangeError (the end-of-epoch loop's habit) and returns the results so far."""
-    coord = v1.train.Coordinator()
-    threads = v1.train.start_queue_runners(sess, coord)
-    values = []
-    try:
-        for _ in range(steps):
-            values.append(sess.run(fetch))
-    except tf.errors.OutOfRangeError:
-        pass
-    finally:
-        coord.request_stop()
-        coord.join(threads)
-    return values
+run_with_runners_catches_end = run_with_runners_returning_on(
+    tf.errors.OutOfRangeError,
+    "Wrong for 03.2: catches OutOfRangeError (the end-of-epoch loop's habit) and returns the results so far.")
 
 
 def _student_loop(fetch: Any, coord: Any, *, local_init: bool = True, start: bool = True, catch: bool = True,

@@ -12,6 +12,7 @@ Skipped, with the reason, when /usr/bin/chromium is missing (`apt-get install ch
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -91,37 +92,44 @@ def stored(request, tmp_path):
     yield from serve(request.param, tmp_path, STORED)
 
 
+@contextlib.contextmanager
+def open_page(url: str, token: str, selector: str):
+    """Open the notebook's URL in headless Chromium with the token; yield the page once `selector` shows."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{url}?token={token}")
+            page.wait_for_selector(selector, timeout=60_000)
+            yield page
+        finally:
+            browser.close()
+
+
 def test_stored_figures_show_with_their_text_alternative(stored):
     """A figure stored by the course (an <img alt> in text/html) renders, sanitized, as an image whose accessible
     name is its text alternative, in an untrusted notebook (JupyterLab's image/png renderer would give no alt)."""
-    from playwright.sync_api import sync_playwright
-
     from tutorial_lib import plots
 
     front_end, _, url, token, notebook = stored
     alts = [found[0] for c in json.loads(notebook.read_text())["cells"] for o in c.get("outputs", [])
             if (found := plots.figure_alt(o.get("data", {})))]
     assert alts, f"{STORED} stores no described figure"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{url}?token={token}")
-            page.wait_for_selector(".jp-OutputArea-output img", timeout=60_000)
-            images = page.locator(".jp-OutputArea-output img")
-            page.wait_for_function("n => document.querySelectorAll('.jp-OutputArea-output img').length >= n",
-                                   arg=len(alts), timeout=60_000)
-            for i in range(images.count()):
-                images.nth(i).scroll_into_view_if_needed()
-            shown = images.evaluate_all("els => els.map(i => [i.alt, i.complete && i.naturalWidth > 0])")
-            assert [alt for alt, _ in shown] == alts and all(loaded for _, loaded in shown), shown
-            tree = page.locator(".jp-Notebook").aria_snapshot()
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            (SCREENSHOTS / f"stored-figures-aria-{front_end}.yml").write_text(tree)
-            for alt in alts:
-                assert f'img "{alt}"' in tree, f"no image named {alt!r} in the accessibility tree"
-        finally:
-            browser.close()
+    with open_page(url, token, ".jp-OutputArea-output img") as page:
+        images = page.locator(".jp-OutputArea-output img")
+        page.wait_for_function("n => document.querySelectorAll('.jp-OutputArea-output img').length >= n",
+                               arg=len(alts), timeout=60_000)
+        for i in range(images.count()):
+            images.nth(i).scroll_into_view_if_needed()
+        shown = images.evaluate_all("els => els.map(i => [i.alt, i.complete && i.naturalWidth > 0])")
+        assert [alt for alt, _ in shown] == alts and all(loaded for _, loaded in shown), shown
+        tree = page.locator(".jp-Notebook").aria_snapshot()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        (SCREENSHOTS / f"stored-figures-aria-{front_end}.yml").write_text(tree)
+        for alt in alts:
+            assert f'img "{alt}"' in tree, f"no image named {alt!r} in the accessibility tree"
 
 
 def kernel_idle(base: str, token: str) -> bool:
@@ -133,49 +141,40 @@ def kernel_idle(base: str, token: str) -> bool:
 
 
 def test_live_dashboard_renders_and_changes_during_training(lab):
-    from playwright.sync_api import sync_playwright
-
     front_end, base, url, token, notebook = lab
     screenshot = SCREENSHOTS / f"dashboard-{front_end}.png"
     presses = cells_up_to_last_live_run(notebook)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{url}?token={token}")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            deadline = time.time() + 180  # generous: `make test` runs other files beside this one
-            while not kernel_idle(base, token):  # the kernel has started and is ready
-                assert time.time() < deadline, "the notebook's kernel did not become idle within 180 s"
-                time.sleep(0.5)
-            page.locator(".jp-Notebook .jp-Cell").first.click()
-            for _ in range(presses):
-                page.keyboard.press("Shift+Enter")
-            page.wait_for_selector(".widget-hprogress", timeout=120_000)
-            widths: set[str] = set()
-            lines: dict[str, float] = {}  # each live-region line seen, when first seen
-            deadline = time.time() + 480  # the loop ends as soon as every run has left its figure
-            while time.time() < deadline:
-                bars = page.locator(".widget-hprogress .progress-bar")
-                widths.update(bars.nth(i).get_attribute("style") or "" for i in range(bars.count()))
-                for line in page.locator(".jp-OutputArea-output [role=status]").all_inner_texts():
-                    if line.strip():
-                        lines.setdefault(line, time.time())
-                done = page.locator(".jp-OutputArea-output img").count()
-                if done >= LIVE_RUNS and page.get_by_role("spinbutton").count():
-                    break
-                time.sleep(0.2)
-            screenshot.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(screenshot), full_page=True)
-            errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-            raised = errors.last.inner_text()[-1500:] if errors.count() else "no error shown"
-            assert page.locator(".widget-hprogress").count() >= 2 * LIVE_RUNS, f"two queue bars per run; {raised}"
-            assert len(widths) >= 3, f"the bars should move during training; saw only {widths}"
-            assert page.locator(".jp-OutputArea-output img").count() >= LIVE_RUNS, "each run leaves its figure"
-            assert "waiting for input" in page.content()
-            check_accessibility_tree(page, front_end, lines)
-        finally:
-            browser.close()
+    with open_page(url, token, ".jp-Notebook .jp-Cell") as page:
+        deadline = time.time() + 180  # generous: `make test` runs other files beside this one
+        while not kernel_idle(base, token):  # the kernel has started and is ready
+            assert time.time() < deadline, "the notebook's kernel did not become idle within 180 s"
+            time.sleep(0.5)
+        page.locator(".jp-Notebook .jp-Cell").first.click()
+        for _ in range(presses):
+            page.keyboard.press("Shift+Enter")
+        page.wait_for_selector(".widget-hprogress", timeout=120_000)
+        widths: set[str] = set()
+        lines: dict[str, float] = {}  # each live-region line seen, when first seen
+        deadline = time.time() + 480  # the loop ends as soon as every run has left its figure
+        while time.time() < deadline:
+            bars = page.locator(".widget-hprogress .progress-bar")
+            widths.update(bars.nth(i).get_attribute("style") or "" for i in range(bars.count()))
+            for line in page.locator(".jp-OutputArea-output [role=status]").all_inner_texts():
+                if line.strip():
+                    lines.setdefault(line, time.time())
+            done = page.locator(".jp-OutputArea-output img").count()
+            if done >= LIVE_RUNS and page.get_by_role("spinbutton").count():
+                break
+            time.sleep(0.2)
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=True)
+        errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+        raised = errors.last.inner_text()[-1500:] if errors.count() else "no error shown"
+        assert page.locator(".widget-hprogress").count() >= 2 * LIVE_RUNS, f"two queue bars per run; {raised}"
+        assert len(widths) >= 3, f"the bars should move during training; saw only {widths}"
+        assert page.locator(".jp-OutputArea-output img").count() >= LIVE_RUNS, "each run leaves its figure"
+        assert "waiting for input" in page.content()
+        check_accessibility_tree(page, front_end, lines)
     assert screenshot.stat().st_size > 10_000
     shutil.rmtree(notebook.parent / ".ipynb_checkpoints", ignore_errors=True)
 
