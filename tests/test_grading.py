@@ -350,3 +350,22 @@ def test_an_answer_cell_carries_back_only_its_own_and_new_names(monkeypatch, cap
     sandbox.run_answer("exercises = print\nhelper = 2\n\ndef f():\n    return helper", "ex1_f", ["f"])
     assert user_ns["exercises"] is exercises and user_ns["f"]() == 2 and user_ns["helper"] == 2
     assert "may not change the notebook's exercises" in capsys.readouterr().out
+
+
+def test_an_answer_that_prints_prints_without_a_warning(monkeypatch, capsys):
+    """print() in an answer reaches the kernel's output; RestrictedPython's note about its `printed` variable (which
+    the grader does not use) must not show in the student's feedback."""
+    import warnings
+    from types import SimpleNamespace
+
+    user_ns = {"np": np}
+    monkeypatch.setitem(sandbox._state, "shell", SimpleNamespace(user_ns=user_ns))
+    sandbox._state.setdefault("import", __import__)
+    sandbox._state.setdefault("print", print)
+    sandbox._state.setdefault("protected", sandbox._protected_ids())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sandbox.run_answer("def f(x):\n    print('f got', x)\n    return x\n\nf(3)\n", "ex1_f", ["f"])
+    assert user_ns["f"](4) == 4
+    assert capsys.readouterr().out == "f got 3\nf got 4\n"
+    assert not [str(w.message) for w in caught], [str(w.message) for w in caught]

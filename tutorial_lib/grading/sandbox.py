@@ -28,6 +28,7 @@ import builtins
 import json
 import operator
 import types
+import warnings
 from typing import Any
 
 from RestrictedPython import RestrictingNodeTransformer, compile_restricted
@@ -248,7 +249,9 @@ def run_answer(source: str, grade_id: str, own_names: list[str]) -> None:
     """Run an answer cell under the rules; carry back the exercise's own names and names new to the notebook."""
     _state["protected"] = _state["protected"] | _protected_ids()
     try:
-        code = compile_restricted(source, filename=f"<answer cell {grade_id}>", mode="exec", policy=AnswerPolicy)
+        with warnings.catch_warnings():  # print() goes straight to the kernel (_Print): no `printed` to read
+            warnings.filterwarnings("ignore", message=".*never reads 'printed'", category=SyntaxWarning)
+            code = compile_restricted(source, filename=f"<answer cell {grade_id}>", mode="exec", policy=AnswerPolicy)
     except SyntaxError as error:
         raise AnswerRejected(f"the grader cannot run this answer cell: {error}") from None
     user_ns = _state["shell"].user_ns
