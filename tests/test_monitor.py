@@ -32,6 +32,15 @@ def test_wait_fraction_skips_warmup_and_counts_examples():
     assert snap.examples_per_s == pytest.approx(40 / 1.6)
 
 
+def test_warmup_in_history_counts_the_warm_up_steps_still_kept():
+    m = monitor.Monitor([], history=3, warmup_steps=2, gpu=None)
+    kept = []
+    for _ in range(5):
+        m.record_step(0.1, 0.1, 1)
+        kept.append(m.warmup_in_history())
+    assert kept == [1, 2, 2, 1, 0]  # once the history is full, the oldest (warm-up) steps drop out of it
+
+
 def test_history_is_bounded():
     q = queue.Queue(maxsize=8)
     m = monitor.Monitor([monitor.python_probe("q", q)], history=50)

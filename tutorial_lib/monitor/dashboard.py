@@ -230,7 +230,7 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
     bottom.bar(steps, 1000 * np.asarray(computes), color=COMPUTE, label="computing", width=1.0)
     bottom.bar(steps, 1000 * np.asarray(waits), bottom=1000 * np.asarray(computes), color=WAITING,
                hatch=WAITING_HATCH, edgecolor="white", linewidth=0, label="waiting for input (hatched)", width=1.0)
-    warmup = _warmup(monitor, len(waits))
+    warmup = monitor.warmup_in_history()
     if warmup:
         bottom.axvline(warmup + 0.5, color="black", ls=":", lw=1.2,
                        label=f"end of the {warmup} warm-up step{'' if warmup == 1 else 's'} (not counted)")
@@ -240,12 +240,6 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
                  f"input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% / {100 * INPUT_BOUND:.0f}%)",
                  fontsize=10)
     return described(fig, run_description(monitor, title))
-
-
-def _warmup(monitor: Monitor, recorded: int) -> int:
-    """How many of the recorded steps (the oldest kept) are warm-up steps, left out of the verdict."""
-    dropped = getattr(monitor, "_seen", recorded) - recorded  # steps older than the kept history
-    return max(0, min(recorded, getattr(monitor, "warmup_steps", 0) - dropped))
 
 
 def swings(values: Sequence[float], low_q: float = 10, high_q: float = 90) -> tuple[float, float, int] | None:
@@ -270,7 +264,7 @@ def run_description(monitor: Monitor, title: str = "") -> str:
     _, waits, computes = monitor.step_history()
     snapshot = monitor.snapshot()
     waits, computes = 1000 * np.asarray(waits), 1000 * np.asarray(computes)
-    warmup = _warmup(monitor, len(waits))
+    warmup = monitor.warmup_in_history()
     parts = [f"{title + ': ' if title else ''}{snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time "
              f"waiting for input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%)."]
     counted_waits, counted_computes = waits[warmup:], computes[warmup:]

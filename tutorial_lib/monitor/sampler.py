@@ -286,6 +286,13 @@ class Monitor:
             steps = list(self.steps)
         return [s[0] for s in steps], [s[1] for s in steps], [s[2] for s in steps]
 
+    def warmup_in_history(self) -> int:
+        """Return how many of the recorded steps (the oldest kept) are warm-up steps, left out of the verdict."""
+        with self._lock:
+            kept = len(self.steps)
+            dropped = self._seen - kept  # steps older than the kept history
+        return max(0, min(kept, self.warmup_steps - dropped))
+
 
 class InputBuffer:
     """A bounded Python queue filled from an iterator by a thread: the monitored hand-off to a training step.
