@@ -88,14 +88,24 @@ def test_the_policy_refuses_classes_and_private_names(source):
         compile_restricted(source, "<answer>", "exec", policy=sandbox.AnswerPolicy)
 
 
+def _kernel_side(monkeypatch: pytest.MonkeyPatch | None = None, user_ns: dict | None = None) -> None:
+    """Give the sandbox what the grading kernel gives it: import, print, the library's protected objects, and (with
+    `user_ns`) a shell whose namespace is the notebook's."""
+    sandbox._state.setdefault("import", __import__)
+    sandbox._state.setdefault("print", print)
+    sandbox._state.setdefault("protected", sandbox._protected_ids())
+    if user_ns is not None:
+        from types import SimpleNamespace
+
+        monkeypatch.setitem(sandbox._state, "shell", SimpleNamespace(user_ns=user_ns))
+
+
 def _restricted(source: str, **names) -> dict:
     """Run restricted source with the sandbox's guards; return its scope."""
     from RestrictedPython import compile_restricted
 
     scope = {**names, **sandbox._guards()}
-    sandbox._state.setdefault("import", __import__)
-    sandbox._state.setdefault("print", print)
-    sandbox._state.setdefault("protected", sandbox._protected_ids())
+    _kernel_side()
     exec(compile_restricted(source, "<answer>", "exec", policy=sandbox.AnswerPolicy), scope)  # noqa: S102
     return scope
 
@@ -307,8 +317,7 @@ def test_every_right_answer_in_the_mutation_tables_passes_under_the_graders_rule
     from tutorial_lib.exercises import mutation
 
     cases = mutation.load_cases(ROOT / "tests")
-    sandbox._state.setdefault("import", __import__)
-    sandbox._state.setdefault("print", print)
+    _kernel_side()
     sandbox._state["protected"] = sandbox._protected_ids()
     problems, ran = [], 0
     for checker, answer, label in cases.right:
@@ -338,15 +347,10 @@ def test_every_right_answer_in_the_mutation_tables_passes_under_the_graders_rule
 
 
 def test_an_answer_cell_carries_back_only_its_own_and_new_names(monkeypatch, capsys):
-    from types import SimpleNamespace
-
     from tutorial_lib import exercises
 
     user_ns = {"exercises": exercises, "np": np}
-    monkeypatch.setitem(sandbox._state, "shell", SimpleNamespace(user_ns=user_ns))
-    sandbox._state.setdefault("import", __import__)
-    sandbox._state.setdefault("print", print)
-    sandbox._state.setdefault("protected", sandbox._protected_ids())
+    _kernel_side(monkeypatch, user_ns)
     sandbox.run_answer("exercises = print\nhelper = 2\n\ndef f():\n    return helper", "ex1_f", ["f"])
     assert user_ns["exercises"] is exercises and user_ns["f"]() == 2 and user_ns["helper"] == 2
     assert "may not change the notebook's exercises" in capsys.readouterr().out
@@ -356,13 +360,9 @@ def test_an_answer_that_prints_prints_without_a_warning(monkeypatch, capsys):
     """print() in an answer reaches the kernel's output; RestrictedPython's note about its `printed` variable (which
     the grader does not use) must not show in the student's feedback."""
     import warnings
-    from types import SimpleNamespace
 
     user_ns = {"np": np}
-    monkeypatch.setitem(sandbox._state, "shell", SimpleNamespace(user_ns=user_ns))
-    sandbox._state.setdefault("import", __import__)
-    sandbox._state.setdefault("print", print)
-    sandbox._state.setdefault("protected", sandbox._protected_ids())
+    _kernel_side(monkeypatch, user_ns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         sandbox.run_answer("def f(x):\n    print('f got', x)\n    return x\n\nf(3)\n", "ex1_f", ["f"])
