@@ -46,6 +46,8 @@ BLOCKED_MODULES = ("tutorial_lib.exercises", "tutorial_lib.grading", "tutorial_l
                    "sqlite3", "pickle", "marshal", "IPython", "ipykernel", "threading", "signal", "resource",
                    "socket", "tempfile", "runpy", "code", "codeop", "types", "weakref", "operator",
                    "traceback", "linecache", "atexit", "nbformat", "nbgrader", "jupyter_client", "zmq")
+# What an answer may read from a blocked module: the stubs' placeholder, and os.path for file names.
+OPEN_IN_BLOCKED_MODULES = (("tutorial_lib.exercises", "TODO"), ("os", "path"))
 # Attribute names an answer may not use, whatever they belong to: interpreter state, process state, and what
 # writes files (reading files is allowed: exercises read data and list checkpoints).
 BLOCKED_ATTRIBUTES = frozenset({
@@ -125,8 +127,7 @@ def guarded_getattr(obj: Any, name: str, default: Any = None) -> Any:
     """Read an attribute unless it is private, writes files, or leads to a blocked module."""
     if not isinstance(name, str) or name in BLOCKED_ATTRIBUTES:
         raise AttributeError(f"the grader does not let an answer use .{name}")
-    allowed = (obj.__name__, name) in (("tutorial_lib.exercises", "TODO"), ("os", "path")) if isinstance(
-        obj, types.ModuleType) else False
+    allowed = isinstance(obj, types.ModuleType) and (obj.__name__, name) in OPEN_IN_BLOCKED_MODULES
     if _blocked_module(obj) and not allowed:
         raise AttributeError(f"the grader does not let an answer use the module {obj.__name__}")
     value = safer_getattr(obj, name)
