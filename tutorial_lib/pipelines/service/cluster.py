@@ -101,7 +101,8 @@ def start_cluster(num_workers: int = 2, worker_timeout_ms: int = 2000) -> Cluste
 class Cluster:
     """A dispatcher and `num_workers` workers, reached at 127.0.0.1; a context manager that stops them all on exit.
 
-    `worker_timeout_ms`: how long the dispatcher waits for a silent worker's heartbeat before dropping it.
+    `worker_timeout_ms`: how long a worker may go without a heartbeat before the dispatcher drops it (it looks
+    only in its maintenance pass, every `job_gc_check_interval_ms`, and a dropped worker's split is not reassigned).
     """
 
     def __init__(self, num_workers: int = 2, worker_timeout_ms: int = 2000):
