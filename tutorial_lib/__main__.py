@@ -154,10 +154,17 @@ def _grade(args: argparse.Namespace) -> int:
 
     from tutorial_lib.grading import classroom
 
-    outcomes = classroom.grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
-                                          time_limit=args.time_limit, memory_mb=args.memory_mb,
-                                          cell_timeout=args.cell_timeout, students=args.student or None)
-    print(f"graded {len(outcomes)} submissions of {args.assignment} into {Path(args.course) / 'gradebook.db'}")
+    try:
+        outcomes = classroom.grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
+                                              time_limit=args.time_limit, memory_mb=args.memory_mb,
+                                              cell_timeout=args.cell_timeout, students=args.student or None,
+                                              unsealed=args.unsealed)
+    except (classroom.Unsealable, FileNotFoundError, RuntimeError) as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
+    points = sum(classroom.test_cells(classroom.release_path(Path(args.course), args.assignment)).values())
+    print(classroom.summary(outcomes, args.assignment, points))
+    print(f"scores recorded in {Path(args.course) / 'gradebook.db'}")
     return 0
 
 
@@ -308,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--memory-mb", type=int, default=8192, help="address space per process (default 8192)")
     grade.add_argument("--cell-timeout", type=int, default=300, help="seconds per cell (default 300)")
     grade.add_argument("--student", action="append", help="grade only this student (repeatable)")
+    grade.add_argument("--unsealed", action="store_true",
+                       help="where submissions cannot be sealed (no bubblewrap or no namespaces): run their kernels "
+                            "as this user, with no sandbox; every feedback says so")
     grade.set_defaults(run=_grade)
     website = commands.add_parser("site", help="build the course as a static website (the committed notebooks "
                                   "with their outputs, README, INSTRUCTORS.md, the migration map) and check its links")

@@ -1,20 +1,22 @@
-"""Grade a class: every submission of an assignment, in parallel, each within a time and a memory limit, into
-nbgrader's gradebook.
+"""Grade a class: every submission of an assignment, in parallel, each in a kernel sealed by the operating system
+and within a time and a memory limit, into nbgrader's gradebook.
 
     python -m tutorial_lib grade COURSE_DIR ASSIGNMENT [--jobs N] [--time-limit S] [--memory-mb M]
-        [--cell-timeout S] [--student ID ...]
+        [--cell-timeout S] [--student ID ...] [--unsealed]
 
 COURSE_DIR is an nbgrader course (`python -m tutorial_lib nbgrader`) after `nbgrader generate_assignment` and
 `nbgrader collect` (or `zip_collect`): the release is `release/A/A.ipynb`, the submissions
-`submitted/<student>/A/A.ipynb`. Each submission is graded by its own `grading.worker` process (its own session,
-`--jobs` at a time, default one per core) with RLIMIT_AS at `--memory-mb`; one that runs past `--time-limit` is
-killed with its kernel, and the exercises it had not finished score 0 with the reason in their feedback. Results
-come back over a pipe the kernel does not inherit. Then, in this process only, the scores go into the gradebook as
-`nbgrader autograde` writes them (each test cell's auto_score) and each graded notebook into
+`submitted/<student>/A/A.ipynb`. Before any kernel starts, the release and every submission are read into a private
+scratch folder (a file that is not a notebook is "not graded" with the reason, and the rest are graded). Each
+submission is then graded by its own `grading.worker` process (`--jobs` at a time, default one per core), whose
+kernel runs sealed (`grading.seal`: its own uid and namespaces, nothing visible but the environment and its own
+answer, no network) within `--memory-mb`; one that runs past `--time-limit` is killed with its sandbox, and the
+exercises it had not finished score 0 with the reason in their feedback. Then, in this process only, the scores go
+into the gradebook as `nbgrader autograde` writes them (each test cell's auto_score) and each graded notebook into
 `autograded/<student>/A/`, so `nbgrader generate_feedback`, `export` and the formgrader work as usual.
 
-Before the workers start, the gradebook and the course library's files are fingerprinted; if either changed while
-submissions ran, the gradebook is restored from the copy taken before grading and the run fails, naming it.
+Where submissions cannot be sealed (`seal.problem()`), grading stops with one line saying why and how to enable it,
+unless `--unsealed` is given: then every feedback says it was graded unsealed.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from pathlib import Path
 
 import nbformat
 
-from tutorial_lib.grading.worker import is_test, nbgrader_meta
+from tutorial_lib.grading.worker import UNSEALED_NOTE, is_test, nbgrader_meta
 
 TIME_LIMIT_S = 600.0  # per submission: the slowest notebook runs in under 90 s on 2 cores
 MEMORY_MB = 8192  # address space per process (TensorFlow alone maps about 2.4 GB of it)
@@ -52,6 +54,7 @@ class Outcome:
     seconds: float = 0.0
     stopped: str = ""
     peak_mb: float = 0.0  # the kernel's peak resident memory, when it could be read
+    sealed: bool = True
 
     @property
     def total(self) -> float:
@@ -111,11 +114,16 @@ def _kill(pid: int | None) -> None:
         pass
 
 
+class Unsealable(RuntimeError):
+    """Submissions cannot be sealed on this machine (the message says why and how to enable it)."""
+
+
 def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float, memory_mb: int,
-              cell_timeout: int, points: dict[str, float]) -> tuple[Outcome, Path]:
-    """Run one worker within the limits; return what it reported (missing exercises scored 0, with the reason)."""
+              cell_timeout: int, points: dict[str, float], uid: int | None = None) -> tuple[Outcome, Path]:
+    """Run one worker within the limits, its kernel sealed as `uid` (unsealed when None); return what it reported
+    (exercises it did not finish scored 0, with the reason)."""
     student = out_dir.name
-    outcome = Outcome(student)
+    outcome = Outcome(student, sealed=uid is not None)
     out_dir.mkdir(parents=True, exist_ok=True)
     read_end, write_end = os.pipe()
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
@@ -125,7 +133,8 @@ def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float,
     with (out_dir / "worker.log").open("w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "tutorial_lib.grading.worker", str(release), str(submission), str(out_dir),
-             "--cell-timeout", str(cell_timeout), "--results-fd", str(write_end), "--memory-mb", str(memory_mb)],
+             "--cell-timeout", str(cell_timeout), "--results-fd", str(write_end), "--memory-mb", str(memory_mb),
+             *(["--unsealed"] if uid is None else ["--uid", str(uid)])],
             pass_fds=(write_end,), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True, env=env, cwd=out_dir)
     os.close(write_end)
@@ -145,7 +154,7 @@ def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float,
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
-                kernel_pid = _take(json.loads(line), outcome, points) or kernel_pid
+                kernel_pid = _take(line, outcome, points) or kernel_pid
     _kill(process.pid)
     _kill(kernel_pid)
     process.wait()
@@ -157,24 +166,61 @@ def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float,
             outcome.scores[grade_id] = 0.0
             outcome.how[grade_id] = "not finished"
             outcome.feedback[grade_id] = f"❌ Not graded: {outcome.stopped or 'the submission stopped before it'}."
+            if uid is None:
+                outcome.feedback[grade_id] += f"\n{UNSEALED_NOTE}"
     return outcome, out_dir / "graded.ipynb"
 
 
-def _take(message: dict, outcome: Outcome, points: dict[str, float]) -> int | None:
-    """Record one message from a worker; return the kernel's pid when that is what it says."""
-    if "kernel_pid" in message:
-        return int(message["kernel_pid"]) if message["kernel_pid"] else None
-    if "kernel_peak_mb" in message:
-        outcome.peak_mb = float(message["kernel_peak_mb"])
-        return None
-    if "stopped" in message:
-        outcome.stopped = str(message["stopped"])
-        return None
-    grade_id = message["grade_id"]
-    if grade_id in points:
-        outcome.scores[grade_id] = min(float(message["score"]), points[grade_id])
-        outcome.feedback[grade_id], outcome.how[grade_id] = str(message["feedback"]), str(message["how"])
+def _take(line: bytes, outcome: Outcome, points: dict[str, float]) -> int | None:
+    """Record one line from a worker (anything malformed is noted, never raised); return the kernel's pid when that
+    is what it says."""
+    try:
+        message = json.loads(line)
+        if type(message) is not dict:
+            raise ValueError("not an object")
+        if "kernel_pid" in message:
+            return int(message["kernel_pid"]) if message["kernel_pid"] else None
+        if "kernel_peak_mb" in message:
+            outcome.peak_mb = float(message["kernel_peak_mb"])
+            return None
+        if "stopped" in message:
+            outcome.stopped = str(message["stopped"])[:500]
+            return None
+        grade_id = message["grade_id"]
+        if grade_id in points and grade_id not in outcome.scores:  # the first word on an exercise is final
+            outcome.scores[grade_id] = max(0.0, min(float(message["score"]), points[grade_id]))
+            outcome.feedback[grade_id], outcome.how[grade_id] = str(message["feedback"]), str(message["how"])
+    except (ValueError, TypeError, KeyError, OverflowError) as error:
+        outcome.stopped = outcome.stopped or f"the grader's worker sent a malformed line ({type(error).__name__})"
     return None
+
+
+def read_submission(path: Path) -> tuple[bytes | None, str]:
+    """A submission's bytes if it is a notebook the grader can read, else None and why (one line, naming the
+    file)."""
+    try:
+        data = path.read_bytes()
+        notebook = nbformat.reads(data.decode("utf-8"), 4)
+        if not isinstance(notebook.get("cells"), list):
+            raise ValueError("it has no list of cells")
+    except UnicodeDecodeError:
+        return None, f"{path.name} is not text (UTF-8): submit the notebook file itself"
+    except json.JSONDecodeError as error:
+        return None, (f"{path.name} is not valid notebook JSON (line {error.lineno}, column {error.colno}: "
+                      f"{error.msg}): open it in JupyterLab, save it, and submit again")
+    except Exception as error:  # noqa: BLE001 -- nbformat's own validation errors, unreadable files
+        return None, f"{path.name} could not be read as a notebook ({type(error).__name__}: " \
+                     f"{str(error).splitlines()[0][:200] if str(error) else ''}): save it again and resubmit"
+    return data, ""
+
+
+def not_graded(student: str, points: dict[str, float], reason: str, sealed: bool) -> Outcome:
+    """An outcome for a submission that was not run at all: every exercise 0, with the reason."""
+    outcome = Outcome(student, stopped=reason, sealed=sealed)
+    for grade_id in points:
+        outcome.scores[grade_id], outcome.how[grade_id] = 0.0, "not finished"
+        outcome.feedback[grade_id] = f"❌ Not graded: {reason}."
+    return outcome
 
 
 def write_gradebook(course: Path, assignment: str, outcomes: list[Outcome], course_id: str) -> None:
@@ -200,7 +246,10 @@ def write_gradebook(course: Path, assignment: str, outcomes: list[Outcome], cour
 
 def with_feedback(graded: Path, release: Path, outcome: Outcome) -> nbformat.NotebookNode:
     """The autograded notebook: the worker's executed notebook, or the release with the reason when it stopped."""
-    notebook = nbformat.read(graded, 4) if graded.exists() else nbformat.read(release, 4)
+    try:
+        notebook = nbformat.read(graded, 4)
+    except Exception:  # noqa: BLE001 -- missing (it never ran) or unreadable: the release carries the reasons
+        notebook = nbformat.read(release, 4)
     for cell in notebook.cells:
         grade_id = nbgrader_meta(cell).get("grade_id")
         if is_test(cell) and outcome.how.get(grade_id) == "not finished":
@@ -210,32 +259,62 @@ def with_feedback(graded: Path, release: Path, outcome: Outcome) -> nbformat.Not
 
 def grade_assignment(course: Path, assignment: str, jobs: int | None = None, time_limit: float = TIME_LIMIT_S,
                      memory_mb: int = MEMORY_MB, cell_timeout: int = 300, students: list[str] | None = None,
-                     course_id: str | None = None, progress=print) -> list[Outcome]:
-    """Grade every submission of an assignment in parallel and write the gradebook; return each outcome."""
+                     course_id: str | None = None, progress=print, unsealed: bool = False) -> list[Outcome]:
+    """Grade every submission of an assignment in parallel, each sealed (unless `unsealed`), and write the
+    gradebook; return each outcome. Raises Unsealable (one line) when sealing is not possible and not waived."""
     from tutorial_lib.classroom.nbgrader_course import COURSE_ID
+    from tutorial_lib.grading import seal
 
+    if not unsealed:
+        problem = seal.problem()
+        if problem:
+            raise Unsealable(problem)
     course = course.resolve()
     release = release_path(course, assignment)
-    points = test_cells(release)
     found = submissions(course, assignment, students)
     jobs = jobs or os.cpu_count() or 1
     gradebook = course / "gradebook.db"
     library = library_files()
     before = fingerprint([gradebook]), fingerprint(library)
     with tempfile.TemporaryDirectory(prefix="grading-") as scratch:
+        os.chmod(scratch, 0o700)
         backup = Path(scratch) / "gradebook.db"
         if gradebook.exists():
             shutil.copy2(gradebook, backup)
         work = Path(tempfile.mkdtemp(prefix=f"{assignment}-", dir=scratch))
+        # Everything the kernels will not see, read before any of them starts.
+        private_release = work / "release.ipynb"
+        private_release.write_bytes(release.read_bytes())
+        points = test_cells(private_release)
+        readable: dict[str, Path] = {}
+        results: dict[str, tuple[Outcome, Path]] = {}
+        for student, path in found.items():
+            data, why = read_submission(path)
+            if data is None:
+                results[student] = (not_graded(student, points, why, not unsealed), work / student / "graded.ipynb")
+                continue
+            copy = work / "submissions" / student / f"{assignment}.ipynb"
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(data)
+            readable[student] = copy
+        uids = {student: None if unsealed else seal.uid_for(index) for index, student in enumerate(found)}
+
+        def one(student: str) -> tuple[Outcome, Path]:
+            try:
+                return grade_one(private_release, readable[student], work / student, time_limit, memory_mb,
+                                 cell_timeout, points, uids[student])
+            except Exception as error:  # noqa: BLE001 -- one submission's failure never stops the class
+                reason = f"the grader could not run it ({type(error).__name__}: {str(error)[:200]})"
+                return not_graded(student, points, reason, not unsealed), work / student / "graded.ipynb"
+
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {student: pool.submit(grade_one, release, path, work / student, time_limit, memory_mb,
-                                            cell_timeout, points) for student, path in found.items()}
-            results = {}
+            futures = {student: pool.submit(one, student) for student in readable}
             for student, future in futures.items():
                 results[student] = future.result()
-                outcome = results[student][0]
-                progress(f"{student:<24} {outcome.total:g} / {sum(points.values()):g} in {outcome.seconds:.1f} s"
-                         + (f" -- {outcome.stopped}" if outcome.stopped else ""))
+        for student in found:
+            outcome = results[student][0]
+            progress(f"{student:<24} {outcome.total:g} / {sum(points.values()):g} in {outcome.seconds:.1f} s"
+                     + (f" -- {outcome.stopped}" if outcome.stopped else ""))
         changed = [name for name, (was, now) in
                    (("the gradebook", (before[0], fingerprint([gradebook]))),
                     ("the course library", (before[1], fingerprint(library)))) if was != now]
@@ -245,10 +324,21 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
             raise RuntimeError(f"{' and '.join(changed)} changed while submissions ran; the gradebook was restored "
                                "from the copy taken before grading and nothing was recorded. Reinstall the course "
                                "library if it changed, and grade again from an account that holds nothing else.")
-        outcomes = [outcome for outcome, _ in results.values()]
+        outcomes = [results[student][0] for student in found]
         write_gradebook(course, assignment, outcomes, course_id or COURSE_ID)
-        for outcome, graded in results.values():
+        for student in found:
+            outcome, graded = results[student]
             target = course / "autograded" / outcome.student / assignment / f"{assignment}.ipynb"
             target.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(with_feedback(graded, release, outcome), target)
+            nbformat.write(with_feedback(graded, private_release, outcome), target)
     return outcomes
+
+
+def summary(outcomes: list[Outcome], assignment: str, points: float) -> str:
+    """The run's closing lines: how many were graded, sealed or not, and each one that was not fully graded."""
+    sealed = "each in its own sealed kernel" if all(o.sealed for o in outcomes) else "UNSEALED (--unsealed)"
+    stopped = [o for o in outcomes if o.stopped]
+    lines = [f"graded {len(outcomes)} submissions of {assignment}, {sealed}; "
+             f"{len(outcomes) - len(stopped)} ran to the end, {len(stopped)} were stopped or not run"]
+    lines += [f"  {o.student}: {o.total:g} / {points:g} -- {o.stopped}" for o in stopped]
+    return "\n".join(lines)

@@ -1,19 +1,21 @@
-"""One submission, graded: the release's cells and the student's answer cells run in a fresh kernel, and each
-exercise's score is decided here, in this process, where the student's code never runs.
+"""One submission, graded: the release's cells and the student's answer cells run in a fresh kernel sealed by the
+operating system (`grading.seal`), and each exercise's score is decided here, in this process, outside the sandbox.
 
     python -m tutorial_lib.grading.worker RELEASE.ipynb SUBMISSION.ipynb OUT_DIR [--cell-timeout S]
-        [--results-fd N] [--memory-mb M]
+        [--results-fd N] [--memory-mb M] [--uid U | --unsealed]
 
 Only the answer cells come from the submission (matched by nbgrader grade_id); every other cell -- the lesson, the
 locked test cells, their metadata -- comes from the release, so nothing a student did to them counts. In the
-kernel, `sandbox.install` runs first, then the cells in order: answer cells through `sandbox.run_answer`, test
-cells replaced by the grader's own check of that exercise (`remote.REMOTE`: the checker runs here on answers called
-remotely; otherwise `sandbox.run_test` in the kernel, verdict only). After each exercise a JSON line (grade_id,
-score, points, feedback, how) goes to the results pipe (`--results-fd`, a pipe from `grading.classroom` that the
-kernel does not inherit; else OUT_DIR/results.jsonl), so a submission cut off later keeps what finished; the
-executed notebook, with the grader's feedback in the test cells, is written to OUT_DIR/graded.ipynb (feedback
-only: scores never come from a file the kernel could reach). `--memory-mb` caps this process's and the kernel's
-address space (RLIMIT_AS, inherited by the kernel).
+kernel, `sandbox.install` runs first, then the cells in order: answer cells as the student wrote them, test cells
+replaced by the grader's own check of that exercise (`remote.REMOTE`: the checker runs here on answers called
+remotely; otherwise `sandbox.run_test` in the kernel, verdict only). Everything the kernel sends is data to check:
+a reply without its nonce, a malformed or oversized reply, more output than `MAX_OUTPUT` bytes, a dead or hung
+kernel stop the grading of this submission with the reason ("not graded: ...") and keep what was judged before.
+After each exercise a JSON line (grade_id, score, points, feedback, how) goes to the results pipe (`--results-fd`,
+from `grading.classroom`; else OUT_DIR/results.jsonl); the executed notebook, with the grader's feedback in the test
+cells, is written to OUT_DIR/graded.ipynb. `--memory-mb` caps this process's address space and the kernel's.
+The one rule left for answer cells (`library_call`): an answer may not call the course library's own version of
+its exercise, checked here on the answer's source; its reason is that exercise's feedback.
 """
 
 from __future__ import annotations
@@ -34,6 +36,24 @@ import nbformat
 from tutorial_lib.grading import remote
 
 INSTALL = "import tutorial_lib.grading.sandbox as _grader_sandbox\n_grader_sandbox.install()"
+MAX_OUTPUT = 32 * 2**20  # bytes of output one submission's kernel may send in all
+UNSEALED_NOTE = ("⚠️ Graded unsealed (--unsealed): this submission's code ran with the grader's own rights, not in a "
+                 "sandbox of its own.")
+# exercise (the name its answer defines) -> the course library's own version of that answer: an answer to that
+# exercise may not call it (the grader grades the student's code, not the library's); other exercises may.
+LIBRARY_ANSWERS: dict[str, tuple[str, ...]] = {
+    "decode_cifar": ("tutorial_lib.pipelines.digits:decode_fixed_record",),
+    "csv_dataset": ("tutorial_lib.pipelines.digits:dataset_read_digits",),
+    "classify": ("tutorial_lib.monitor.sampler:verdict",),
+    "build_fast_dataset": ("tutorial_lib.pipelines.digits:dataset_training_batches",),
+    "profile": ("tutorial_lib.monitor.profiler:profile_steps",),
+    "validation_pass": ("tutorial_lib.tf1:drain",),
+    "epoch_size_for": ("tutorial_lib.pipelines.ptb:epoch_size",),
+    "window": ("tutorial_lib.pipelines.ptb:windows",),
+    "ideal_seconds": ("tutorial_lib.benchmarks.pipelines:ideal_s",),
+    "each_once": ("tutorial_lib.pipelines.service.cluster:distributed",),
+    "start_service": ("tutorial_lib.pipelines.service.cluster:distributed",),
+}
 
 
 def nbgrader_meta(cell: Any) -> dict:
@@ -75,6 +95,26 @@ def defined_names(source: str) -> list[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names += [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
     return names
+
+
+def library_call(source: str, own_names: list[str]) -> str | None:
+    """Why an answer cell may not be graded (it calls the library's own version of its exercise), or None.
+
+    Seen in the source: `module.name(...)` or `name` read from `from module import name`, for the library function
+    of an exercise this cell answers; a local variable of the same name is the student's own and is allowed."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None  # the kernel says what is wrong with it, as it would for the student
+    banned = {path.split(":")[1]: path.replace(":", ".") for name in own_names for path in LIBRARY_ANSWERS.get(name, ())}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in banned and isinstance(node.ctx, ast.Load):
+            return banned[node.attr]
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name in banned and f"{node.module}.{alias.name}" == banned[alias.name]:
+                    return banned[alias.name]
+    return None
 
 
 def checker_call(source: str) -> tuple[str, str]:
@@ -185,44 +225,85 @@ def grade_test_cell(kernel: Kernel, cell: Any, index: int) -> tuple[bool, str, s
     return passed, feedback.strip(), "sandboxed"
 
 
-def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout: int = 300,
-          results_fd: int | None = None) -> list[dict]:
-    """Grade one submission; send a line per exercise as it finishes (results_fd, else results.jsonl) and write
-    graded.ipynb."""
+class Flooded(remote.GradingError):
+    """The kernel sent more output than the grader keeps."""
+
+
+def capped_client(notebook: nbformat.NotebookNode, **options: Any) -> Any:
+    """An nbclient NotebookClient that keeps at most MAX_OUTPUT bytes of the kernel's output (then stops)."""
     from nbclient import NotebookClient
 
+    class CappedClient(NotebookClient):
+        received = 0
+
+        def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> Any:
+            self.received += len(json.dumps(msg.get("content", {}), default=str))
+            if self.received > MAX_OUTPUT:
+                raise Flooded(f"its kernel sent more than {MAX_OUTPUT // 2**20} MB of output")
+            return super().output(outs, msg, display_id, cell_index)
+
+    return CappedClient(notebook, **options)
+
+
+def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout: int = 300,
+          results_fd: int | None = None, uid: int | None = None, memory_mb: int = 8192) -> list[dict]:
+    """Grade one submission in a sealed kernel (run as `uid`; unsealed when uid is None); send a line per exercise
+    as it finishes (results_fd, else results.jsonl) and write graded.ipynb."""
     out_dir.mkdir(parents=True, exist_ok=True)
     channel = os.fdopen(results_fd, "w", buffering=1) if results_fd is not None else (
         out_dir / "results.jsonl").open("w", buffering=1)
-    notebook = graded_notebook(nbformat.read(release_path, 4), nbformat.read(submission_path, 4))
-    own_names = {nbgrader_meta(c)["grade_id"]: defined_names(c.source) for c in nbformat.read(release_path, 4).cells
-                 if is_answer(c)}
+    release = nbformat.read(release_path, 4)
+    notebook = graded_notebook(release, nbformat.read(submission_path, 4))
+    own_names = {nbgrader_meta(c)["grade_id"]: defined_names(c.source) for c in release.cells if is_answer(c)}
     results: list[dict] = []
+    refused: dict[str, str] = {}  # answer name -> why its exercise is not graded
     with tempfile.TemporaryDirectory(prefix="kernel-", dir=out_dir) as workdir:  # removed with out_dir if killed
-        client = NotebookClient(notebook, timeout=cell_timeout, allow_errors=True, kernel_name="python3",
-                                resources={"metadata": {"path": workdir}}, interrupt_on_timeout=True)
+        options = {"timeout": cell_timeout, "allow_errors": True, "kernel_name": "python3",
+                   "resources": {"metadata": {"path": workdir}}, "interrupt_on_timeout": True}
+        if uid is not None:
+            from tutorial_lib.grading import seal
+
+            copy = Path(workdir) / submission_path.name
+            copy.write_bytes(submission_path.read_bytes())
+            options["km"] = seal.SealedKernelManager(
+                uid, seal.Limits(memory_mb=memory_mb), notebook=copy, log_path=out_dir / "kernel.log",
+                kernel_name="python3", connection_file=str(Path(workdir) / "kernel.json"))
+        client = capped_client(notebook, **options)
         try:
-            with client.setup_kernel():
+            with client.setup_kernel(cleanup_kc=True):  # shut down even when the manager is ours
                 channel.write(json.dumps({"kernel_pid": getattr(client.km.provisioner, "pid", None)}) + "\n")
                 kernel = Kernel(client, notebook)
                 install = kernel.run_code(INSTALL)
                 if any(o.get("output_type") == "error" for o in install.outputs):
-                    raise RuntimeError(f"the grading sandbox did not start: {install.outputs}")
+                    raise RuntimeError(f"the grading kernel did not start: {install.outputs}")
                 for index, cell in enumerate(list(notebook.cells)):
                     if cell.cell_type != "code":
                         continue
                     if is_answer(cell):
-                        grade_id = nbgrader_meta(cell)["grade_id"]
-                        ran = kernel.run_code(f"_grader_sandbox.run_answer({cell.source!r}, {grade_id!r}, "
-                                              f"{own_names.get(grade_id, [])!r})")
-                        cell.outputs = ran.outputs
+                        names = own_names.get(nbgrader_meta(cell)["grade_id"], [])
+                        reason = library_call(cell.source, names)
+                        if reason:
+                            refused.update(dict.fromkeys(names, reason))
+                        kernel.run(cell, index)
                     elif is_test(cell):
                         meta = nbgrader_meta(cell)
-                        try:
-                            passed, feedback, how = grade_test_cell(kernel, cell, index)
-                        except Exception as error:  # noqa: BLE001 -- a stopped check scores 0, with the reason
-                            passed, feedback, how = False, f"❌ the grader's check stopped: {_reason(error)}", "stopped"
+                        answer_name = checker_call(cell.source)[1]
+                        if answer_name in refused:
+                            passed, how = False, "refused"
+                            feedback = (f"❌ Not graded: this answer calls the course library's own version of the "
+                                        f"exercise ({refused[answer_name]}); write it yourself.")
                             cell.outputs = [feedback_output(feedback)]
+                        else:
+                            try:
+                                passed, feedback, how = grade_test_cell(kernel, cell, index)
+                            except Flooded:
+                                raise
+                            except Exception as error:  # noqa: BLE001 -- a stopped check scores 0, with the reason
+                                passed, how = False, "stopped"
+                                feedback = f"❌ the grader's check stopped: {_reason(error)}"
+                                cell.outputs = [feedback_output(feedback)]
+                        if uid is None:
+                            feedback = f"{feedback}\n{UNSEALED_NOTE}"
                         row = {"grade_id": meta["grade_id"], "points": float(meta.get("points", 0)),
                                "score": float(meta.get("points", 0)) if passed else 0.0, "feedback": feedback,
                                "how": how}
@@ -230,24 +311,20 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
                         channel.write(json.dumps(row) + "\n")
                     else:
                         kernel.run(cell, index)
-                channel.write(json.dumps({"kernel_peak_mb": _peak_mb(getattr(client.km.provisioner, "pid", None))})
-                              + "\n")
-        except Exception as error:  # noqa: BLE001 -- the kernel died or a cell hung: what finished is kept
+        except Exception as error:  # noqa: BLE001 -- the kernel died, hung or misbehaved: what finished is kept
             channel.write(json.dumps({"stopped": _reason(error)}) + "\n")
         finally:
+            channel.write(json.dumps({"kernel_peak_mb": _children_peak_mb()}) + "\n")
             nbformat.write(notebook, out_dir / "graded.ipynb")
             channel.close()
     return results
 
 
-def _peak_mb(pid: int | None) -> float:
-    """A live process's peak resident memory in MB (Linux's VmHWM), 0 when it cannot be read."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text() if pid else ""
-    except OSError:
-        return 0.0
-    line = next((line for line in status.splitlines() if line.startswith("VmHWM:")), "")
-    return int(line.split()[1]) / 1024 if line else 0.0
+def _children_peak_mb() -> float:
+    """The largest peak resident memory among this process's finished children (the kernel, once shut down)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
 def _reason(error: BaseException) -> str:
@@ -268,15 +345,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--cell-timeout", type=int, default=300)
     parser.add_argument("--results-fd", type=int, default=None)
-    parser.add_argument("--memory-mb", type=int, default=None)
+    parser.add_argument("--memory-mb", type=int, default=8192)
+    seal_options = parser.add_mutually_exclusive_group(required=True)
+    seal_options.add_argument("--uid", type=int, help="the sealed kernel's uid (as root; else the grader's own)")
+    seal_options.add_argument("--unsealed", action="store_true", help="run the kernel unsealed, as this user")
     args = parser.parse_args(argv)
-    if args.memory_mb:
-        import resource
+    import resource
 
-        limit = args.memory_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    limit = args.memory_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    grade(args.release, args.submission, args.out_dir, args.cell_timeout, args.results_fd)
+    grade(args.release, args.submission, args.out_dir, args.cell_timeout, args.results_fd,
+          None if args.unsealed else args.uid, args.memory_mb)
     return 0
 
 
