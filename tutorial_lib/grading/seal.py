@@ -49,11 +49,11 @@ HOW_TO_ENABLE = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)
 
 # Run inside the sandbox as its first process, before the kernel: as root, hand the writable folders to the
 # submission's uid and drop to it; set the limits; become the kernel.
-ENTRY = """\
+ENTRY = f"""\
 import json, os, resource, sys
 uid, limits = int(sys.argv[1]), json.loads(sys.argv[2])
 if uid >= 0 and os.getuid() == 0:
-    for folder, _, files in os.walk(%(box)r):
+    for folder, _, files in os.walk({BOX!r}):
         for path in [folder] + [os.path.join(folder, name) for name in files]:
             try:
                 os.chown(path, uid, uid)
@@ -66,7 +66,7 @@ if uid >= 0 and os.getuid() == 0:
 for name, value in limits.items():
     resource.setrlimit(getattr(resource, name), (value, value))
 os.execv(sys.argv[3], sys.argv[3:])
-""" % {"box": BOX}
+"""
 
 
 @dataclass(frozen=True)
@@ -169,8 +169,8 @@ def _folders_for(paths: list[Path]) -> list[str]:
     return args
 
 
-def bwrap_command(kernel_argv: list[str], connection_fd: int, notebook: Path | None, uid: int, limits: Limits,
-                  info_fd: int, notebook_fd: int | None) -> list[str]:
+def bwrap_command(kernel_argv: list[str], connection_fd: int | None, notebook: Path | None, uid: int,
+                  limits: Limits, info_fd: int | None, notebook_fd: int | None) -> list[str]:
     """The whole command: bwrap's mounts and namespaces, then ENTRY (uid, limits), then the kernel."""
     paths = visible_paths()
     env = {"HOME": f"{BOX}/home", "TMPDIR": f"{BOX}/tmp", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
@@ -185,16 +185,26 @@ def bwrap_command(kernel_argv: list[str], connection_fd: int, notebook: Path | N
         args += ["--ro-bind", str(path), str(path)]
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.shm_mb * 2**20), "--tmpfs", "/dev/shm",
              "--size", str(limits.disk_mb * 2**20), "--tmpfs", BOX, "--dir", f"{BOX}/home", "--dir", f"{BOX}/tmp",
-             "--dir", f"{BOX}/{SOCKETS}", "--symlink", f"{BOX}/tmp", "/tmp",
-             "--file", str(connection_fd), f"{BOX}/connection.json"]
+             "--dir", f"{BOX}/{SOCKETS}", "--symlink", f"{BOX}/tmp", "/tmp"]
+    if connection_fd is not None:
+        args += ["--file", str(connection_fd), f"{BOX}/connection.json"]
     if notebook is not None and notebook_fd is not None:
         args += ["--file", str(notebook_fd), f"{BOX}/{notebook.name}"]
     args += ["--chdir", BOX, "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]
-    args += ["--info-fd", str(info_fd), "--", sys.executable, "-I", "-c", ENTRY,
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
+    args += ["--", sys.executable, "-I", "-c", ENTRY,
              str(uid if privileged() else -1), json.dumps(limits.rlimits()), *kernel_argv]
     return args
+
+
+def run_sealed(code: str, uid: int, limits: Limits = Limits(), timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run Python code in the same sandbox a kernel gets (for tests and `doctor`); return what it printed."""
+    command = bwrap_command([sys.executable, "-c", code], None, None, uid, limits, None, None)
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                          check=False)
 
 
 class SealedProvisioner(LocalProvisioner):

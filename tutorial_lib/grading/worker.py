@@ -106,7 +106,8 @@ def library_call(source: str, own_names: list[str]) -> str | None:
         tree = ast.parse(source)
     except SyntaxError:
         return None  # the kernel says what is wrong with it, as it would for the student
-    banned = {path.split(":")[1]: path.replace(":", ".") for name in own_names for path in LIBRARY_ANSWERS.get(name, ())}
+    banned = {path.split(":")[1]: path.replace(":", ".")
+              for name in own_names for path in LIBRARY_ANSWERS.get(name, ())}
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in banned and isinstance(node.ctx, ast.Load):
             return banned[node.attr]
