@@ -74,7 +74,7 @@ def _bench(args: argparse.Namespace) -> int:
         from tutorial_lib.grading import bench
 
         bench.measure(args.assignments or ["00_start_here", "03a_queues_and_threads"], size=args.class_size,
-                      jobs=args.jobs, progress=lambda text: print(text, flush=True))
+                      jobs=args.jobs, autograde=args.autograde, progress=lambda text: print(text, flush=True))
         return 0
     if args.which == "migrate":
         from tutorial_lib.benchmarks import migrate_scan
@@ -266,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("assignments", nargs="*", help="grading: assignments (default: 00_start_here and 03a)")
     bench.add_argument("--class-size", type=int, default=30, help="grading: submissions per assignment")
     bench.add_argument("--jobs", type=int, default=None, help="grading: submissions at once (default: one per core)")
+    bench.add_argument("--autograde", action="store_true",
+                       help="grading: also grade the class with nbgrader autograde, one submission after another")
     bench.add_argument("--files", type=int, default=1000, help="migrate: how many files to scan")
     bench.add_argument("--steps", type=int, default=200, help="monitor: training steps per run")
     bench.add_argument("--repeats", type=int, default=5, help="timed rounds per variant (after one warm-up)")

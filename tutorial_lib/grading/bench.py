@@ -1,10 +1,12 @@
-"""How long a class takes to grade: `nbgrader autograde`, one submission after another, against the course's grader
-(`grading.classroom`), all cores, on the same synthetic class in the same run (`python -m tutorial_lib bench
-grading [--class-size 30] [--jobs N] [ASSIGNMENT...]`).
+"""What sealing costs: the same synthetic class graded by the course's grader unsealed (each kernel as the grading
+user, as before sealing) and sealed (each kernel in its own bubblewrap sandbox), one after the other in one run, and
+optionally by `nbgrader autograde` one submission after another (`python -m tutorial_lib bench grading
+[--class-size 30] [--jobs N] [--autograde] [ASSIGNMENT...]`).
 
 The class: a third reference answers, a sixth untouched releases, a sixth typical mistakes
-(`nbgrader_course.TYPICAL_MISTAKES`), the rest tampering (`redteam.ATTEMPTS` for that assignment, in turn,
-but `EXCLUDED`). Both graders' scores are reported for each kind of submission.
+(`nbgrader_course.TYPICAL_MISTAKES`), the rest tampering (`redteam.ATTEMPTS` for that assignment, in turn, but
+those in `redteam.HARMFUL_UNSEALED` and the runaways, which must not run unsealed). Every grader's scores are
+reported for each kind of submission.
 """
 
 from __future__ import annotations
@@ -19,23 +21,20 @@ from tutorial_lib.classroom import nbgrader_course as nc
 from tutorial_lib.classroom.course import NOTEBOOK_DIR, read
 from tutorial_lib.grading import classroom, redteam
 
-# Not in the timed class: the runaways (autograde would hold each for its full cell timeout; the red-team test times
-# them under the grader) and the attempts that, under plain autograde, would really damage the grading machine
-# (overwrite the library's files or every gradebook it can find, kill the kernel mid-run).
-EXCLUDED = ("rt-loop", "rt-memory", "rt-sleep", "rt-library-file", "rt-gradebook", "rt-exit")
+# Not in the timed class: the runaways (each holds a job for its full time limit) and whatever would harm the machine
+# when run unsealed.
+EXCLUDED = ("rt-loop", "rt-memory", "rt-sleep", *redteam.HARMFUL_UNSEALED)
 
 
 @dataclass
 class ClassRun:
-    """One assignment's synthetic class graded both ways."""
+    """One assignment's synthetic class graded each way."""
 
     assignment: str
     students: dict[str, str] = field(default_factory=dict)  # student -> kind
-    autograde_s: float = 0.0
-    grade_s: float = 0.0
-    autograde_scores: dict[str, float] = field(default_factory=dict)
-    grade_scores: dict[str, float] = field(default_factory=dict)
-    one_submission_s: float = 0.0  # the grader, one reference submission alone
+    seconds: dict[str, float] = field(default_factory=dict)  # "unsealed", "sealed", "autograde" -> class time
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)  # way -> student -> score
+    alone_s: dict[str, float] = field(default_factory=dict)  # way -> one reference submission alone
     peak_mb: float = 0.0
 
 
@@ -65,9 +64,9 @@ def synthetic_class(course: Path, assignment: str, size: int) -> dict[str, str]:
     return students
 
 
-def measure(assignments: list[str], size: int = 30, jobs: int | None = None,
+def measure(assignments: list[str], size: int = 30, jobs: int | None = None, autograde: bool = False,
             progress=print) -> list[ClassRun]:
-    """Grade a synthetic class of each assignment with autograde (serial) and the grader (parallel)."""
+    """Grade a synthetic class of each assignment unsealed, then sealed (and with autograde when asked)."""
     runs = []
     with tempfile.TemporaryDirectory(prefix="grading-bench-") as scratch:
         course = Path(scratch) / "course"
@@ -76,35 +75,42 @@ def measure(assignments: list[str], size: int = 30, jobs: int | None = None,
             nc.nbgrader(course, "generate_assignment", assignment, "--force")
             run = ClassRun(assignment, synthetic_class(course, assignment, size))
             first = next(s for s, kind in run.students.items() if kind == "reference")
-            alone = classroom.grade_assignment(course, assignment, jobs=1, students=[first], progress=lambda _: None)
-            run.one_submission_s, run.peak_mb = alone[0].seconds, alone[0].peak_mb
-            start = time.perf_counter()
-            for student in run.students:
-                try:
-                    nc.nbgrader(course, "autograde", assignment, "--student", student, "--force")
-                    run.autograde_scores[student] = sum(nc.cell_scores(course, assignment, student).values())
-                except RuntimeError:  # autograde itself failed on this submission
-                    run.autograde_scores[student] = float("nan")
-            run.autograde_s = time.perf_counter() - start
-            start = time.perf_counter()
-            outcomes = classroom.grade_assignment(course, assignment, jobs=jobs, progress=lambda _: None)
-            run.grade_s = time.perf_counter() - start
-            run.grade_scores = {o.student: o.total for o in outcomes}
-            run.peak_mb = max([run.peak_mb, *(o.peak_mb for o in outcomes)])
+            for way in ("unsealed", "sealed"):
+                alone = classroom.grade_assignment(course, assignment, jobs=1, students=[first],
+                                                   progress=lambda _: None, unsealed=way == "unsealed")
+                run.alone_s[way] = alone[0].seconds
+                start = time.perf_counter()
+                outcomes = classroom.grade_assignment(course, assignment, jobs=jobs, progress=lambda _: None,
+                                                      unsealed=way == "unsealed")
+                run.seconds[way] = time.perf_counter() - start
+                run.scores[way] = {o.student: o.total for o in outcomes}
+                run.peak_mb = max([run.peak_mb, *(o.peak_mb for o in outcomes)])
+            if autograde:
+                start, run.scores["autograde"] = time.perf_counter(), {}
+                for student in run.students:
+                    try:
+                        nc.nbgrader(course, "autograde", assignment, "--student", student, "--force")
+                        run.scores["autograde"][student] = sum(nc.cell_scores(course, assignment, student).values())
+                    except RuntimeError:  # autograde itself failed on this submission
+                        run.scores["autograde"][student] = float("nan")
+                run.seconds["autograde"] = time.perf_counter() - start
             progress(report(run, jobs or os.cpu_count() or 1))
             runs.append(run)
     return runs
 
 
 def report(run: ClassRun, jobs: int) -> str:
-    """The run's lines: times, their ratio, and each kind of submission's scores under both graders."""
-    lines = [f"{run.assignment}: a class of {len(run.students)} on {os.cpu_count()} cores: nbgrader autograde one "
-             f"after another {run.autograde_s:.0f} s; the grader, {jobs} at a time, {run.grade_s:.0f} s "
-             f"({run.autograde_s / run.grade_s:.2f}x); one submission alone {run.one_submission_s:.1f} s; "
-             f"kernel peak memory {run.peak_mb:.0f} MB"]
+    """The run's lines: each way's time, sealed over unsealed, and each kind of submission's scores."""
+    ratio = run.seconds["sealed"] / run.seconds["unsealed"]
+    lines = [f"{run.assignment}: a class of {len(run.students)} on {os.cpu_count()} cores, {jobs} at a time: "
+             f"unsealed {run.seconds['unsealed']:.0f} s, sealed {run.seconds['sealed']:.0f} s "
+             f"(sealed / unsealed {ratio:.3f}, {100 * (ratio - 1):+.1f}% per submission); one submission alone "
+             f"{run.alone_s['unsealed']:.1f} s unsealed, {run.alone_s['sealed']:.1f} s sealed; kernel peak memory "
+             f"{run.peak_mb:.0f} MB"]
+    if "autograde" in run.seconds:
+        lines[0] += f"; nbgrader autograde one after another {run.seconds['autograde']:.0f} s"
     for kind in dict.fromkeys(run.students.values()):
         students = [s for s, k in run.students.items() if k == kind]
-        auto = sorted({run.autograde_scores[s] for s in students})
-        graded = sorted({run.grade_scores[s] for s in students})
-        lines.append(f"  {kind:<20} x{len(students):<3} autograde {auto}  grader {graded}")
+        scores = "  ".join(f"{way} {sorted({run.scores[way][s] for s in students})}" for way in run.scores)
+        lines.append(f"  {kind:<20} x{len(students):<3} {scores}")
     return "\n".join(lines)

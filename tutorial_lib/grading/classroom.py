@@ -200,6 +200,7 @@ def read_submission(path: Path) -> tuple[bytes | None, str]:
     file)."""
     try:
         data = path.read_bytes()
+        json.loads(data.decode("utf-8"))  # its own error first: it names the line and column
         notebook = nbformat.reads(data.decode("utf-8"), 4)
         if not isinstance(notebook.get("cells"), list):
             raise ValueError("it has no list of cells")
