@@ -81,7 +81,7 @@ ATTEMPTS: list[tuple[str, str, dict[str, str], list[str], str]] = [
      ["ex1_count_label_test"], "replace NumPy functions the checkers use"),
     ("rt-builtins", "00_start_here",
      {"ex1_count_label": "import builtins\nbuiltins.isinstance = lambda *args: True\n" + WRONG_COUNT},
-     ["ex1_count_label_test"], "replace a builtin (isinstance)"),
+     ALL_00, "replace a builtin (isinstance): its own kernel stops answering, and its later exercises are lost"),
     ("rt-traceback", "00_start_here",
      {"ex1_count_label": WRONG_COUNT + "get_ipython().showtraceback = lambda *args, **kwargs: None\n"},
      ["ex1_count_label_test"], "hide the test cell's error (IPython's traceback display, nbgrader#1324)"),
@@ -156,7 +156,8 @@ ATTEMPTS += [
     ("rt-kill-all", "00_start_here",
      {"ex1_count_label": WRONG_COUNT + "import ctypes, signal\n"
       "ctypes.CDLL(None).kill(-1, int(signal.SIGKILL))\n"},
-     ALL_00, "kill(-1, SIGKILL) through ctypes: every process it may signal (only its own kernel)"),
+     ["ex1_count_label_test"], "kill(-1, SIGKILL) through ctypes: every process it may signal (in its own PID "
+                               "namespace the kernel is init, which kill(-1) spares: nothing dies)"),
     ("rt-classmate", "00_start_here",
      {"ex1_count_label": WRONG_COUNT
       + "for student in ['reference', 'blank']:\n    target = '@COURSE@/submitted/' + student + "

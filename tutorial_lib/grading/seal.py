@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
 UID_BASE = 2_900_000_000  # submission k's kernel runs as UID_BASE + k (no account has these uids)
@@ -271,8 +271,8 @@ class SealedProvisioner(LocalProvisioner):
         await super().send_signal(signum)
 
 
-class SealedKernelManager(KernelManager):
-    """A KernelManager whose kernel runs sealed (`SealedProvisioner`), talking ZeroMQ over IPC sockets."""
+class SealedKernelManager(AsyncKernelManager):
+    """An async KernelManager (as nbclient uses) whose kernel runs sealed (`SealedProvisioner`), over IPC sockets."""
 
     def __init__(self, uid: int, limits: Limits, notebook: Path | None = None, log_path: Path | None = None,
                  **kwargs: Any):

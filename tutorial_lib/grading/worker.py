@@ -231,11 +231,23 @@ class Flooded(remote.GradingError):
 
 
 def capped_client(notebook: nbformat.NotebookNode, **options: Any) -> Any:
-    """An nbclient NotebookClient that keeps at most MAX_OUTPUT bytes of the kernel's output (then stops)."""
+    """An nbclient NotebookClient that keeps at most MAX_OUTPUT bytes of the kernel's output (then stops), and stops
+    when a cell interrupted at the timeout still does not answer one timeout later (a hung kernel)."""
     from nbclient import NotebookClient
 
     class CappedClient(NotebookClient):
         received = 0
+        interrupted = None  # the cell last interrupted for running past the cell timeout
+
+        async def _async_handle_timeout(self, timeout: int, cell: Any = None) -> Any:
+            """Interrupt a cell that ran past the timeout; if it still gives no reply after another, stop."""
+            if cell is not None and self.interrupted is cell:
+                from nbclient.exceptions import CellTimeoutError
+
+                raise CellTimeoutError.error_from_timeout_and_cell("the kernel did not answer after an interrupt",
+                                                                   timeout, cell)
+            self.interrupted = cell
+            return await super()._async_handle_timeout(timeout, cell)
 
         def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> Any:
             self.received += len(json.dumps(msg.get("content", {}), default=str))
@@ -332,7 +344,9 @@ def _reason(error: BaseException) -> str:
     """One line on why a check stopped."""
     name = type(error).__name__
     if name == "CellTimeoutError":
-        return "a cell ran past the grader's cell time limit"
+        return "a cell ran past the grader's cell time limit and did not answer when interrupted"
+    if isinstance(error, remote.GradingError):
+        return str(error)
     if name == "DeadKernelError":
         return "the kernel died (it exited, crashed or ran out of memory)"
     return f"{name}: {str(error).splitlines()[0][:300] if str(error) else ''}"
