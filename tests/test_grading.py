@@ -83,13 +83,16 @@ def test_a_reply_counts_only_on_its_own_nonce():
 # --- the seal ------------------------------------------------------------------------------------------------------
 
 LOOK_AROUND = """
-import json, os, resource, socket
+import ctypes, json, os, platform, resource, socket
 print(json.dumps({
     "uid": os.getuid(), "pids": sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
     "interfaces": [name for _, name in socket.if_nameindex()],
     "course": os.path.exists(%r), "notebooks": os.path.exists(%r), "home": os.path.expanduser('~'),
     "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0], "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
-    "library_writable": os.access(%r, os.W_OK), "box_writable": os.access('/box', os.W_OK),
+    "library_writable": os.access(%r, os.W_OK), "home_writable": os.access('/box/home', os.W_OK),
+    "box_writable": os.access('/box', os.W_OK),
+    "unshare": ctypes.CDLL(None).unshare(0x10000000), "clone_newuser": ctypes.CDLL(None).syscall(
+        {"x86_64": 56, "aarch64": 220}.get(platform.machine(), -1), 0x10000000 | 17, 0, 0, 0, 0),
 }))
 """
 
@@ -106,11 +109,35 @@ def test_a_sealed_process_sees_only_itself_the_environment_and_its_box(tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout)
     assert seen["uid"] == (uid if seal.privileged() else os.getuid())
-    assert seen["pids"] == [1], seen["pids"]  # its own PID namespace: itself only
+    assert seen["pids"] == [1, 2], seen["pids"]  # its own PID namespace: bwrap's init and itself
     assert seen["interfaces"] == ["lo"]  # its own network namespace: its own loopback only
     assert not seen["course"] and not seen["notebooks"]
-    assert seen["home"] == "/box/home" and seen["box_writable"] and not seen["library_writable"]
+    assert seen["home"] == "/box/home" and seen["home_writable"] and not seen["library_writable"]
+    assert not seen["box_writable"] or not seal.privileged()  # /box itself is root's
     assert seen["nproc"] == 99 and seen["fsize"] == 3 * 2**20
+    assert seen["unshare"] == -1 and seen["clone_newuser"] == -1  # no new namespaces from inside (seccomp)
+
+
+def test_a_sandbox_dies_with_the_process_that_started_it():
+    """The grader's worker may be killed at the time limit: its sandbox must not outlive it."""
+    import signal
+    import time
+
+    uid = seal.uid_for(8)
+    command = seal.bwrap_command([sys.executable, "-c", "import time; time.sleep(60)"], None, None, uid,
+                                 seal.Limits(), None, None)
+    process = subprocess.Popen(command, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while not seal._children(process.pid) or not seal._children(seal._children(process.pid)[0]):
+        assert time.monotonic() < deadline, "the sandbox did not start"
+        time.sleep(0.1)
+    kernel = seal._children(seal._children(process.pid)[0])[0]
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{kernel}").exists() and "Z" not in Path(f"/proc/{kernel}/stat").read_text().split()[2]:
+        assert time.monotonic() < deadline, "the sandboxed process outlived bwrap"
+        time.sleep(0.1)
 
 
 def test_without_bubblewrap_grading_stops_in_one_line_unless_unsealed(tmp_path, monkeypatch):
@@ -143,7 +170,7 @@ def test_a_workers_malformed_lines_are_noted_never_raised():
     outcome = classroom.Outcome("s")
     points = {"ex1": 1.0}
     for line in (b"not json", b"[1, 2]", b'{"grade_id": "ex1"}', b'{"grade_id": "ex1", "score": "x", "feedback": 1, '
-                 b'"how": 2}', b'{"kernel_pid": "nope"}', b"\xff\xfe"):
+                 b'"how": 2}', b'{"kernel_peak_mb": "nope"}', b"\xff\xfe"):
         assert classroom._take(line, outcome, points) is None
     assert "malformed" in outcome.stopped and outcome.scores == {}
     classroom._take(b'{"grade_id": "ex1", "score": 5, "feedback": "f", "how": "remote"}', outcome, points)
@@ -364,6 +391,15 @@ def test_the_grade_command_grades_a_named_student_and_ends_with_a_summary(graded
     assert "blank" in done.stdout and "0 / 3" in done.stdout
     assert "graded 2 submissions of 00_start_here, each in its own sealed kernel" in done.stdout, done.stdout
     assert "not-json: 0 / 3 -- 00_start_here.ipynb is not valid notebook JSON" in done.stdout, done.stdout
+
+
+def test_the_instructor_guide_lists_every_attempt_with_the_score_the_suite_asserts():
+    guide = (ROOT / "notebooks" / "INSTRUCTORS.md").read_text()
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in guide.splitlines() if line.startswith("| ")}
+    for student, _assignment, _answers, lost, what in ATTEMPTS:
+        assert what in rows, f"INSTRUCTORS.md's red-team table lacks {student}: {what!r}"
+        points = 3 - len([t for t in lost if t not in FORGES_OWN.get(student, [])])
+        assert f"| {points} of 3 |" in rows[what], (student, rows[what])
 
 
 def test_only_answer_cells_come_from_the_submission():

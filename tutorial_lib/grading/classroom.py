@@ -138,7 +138,7 @@ def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float,
             pass_fds=(write_end,), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True, env=env, cwd=out_dir)
     os.close(write_end)
-    kernel_pid, buffer, deadline = None, b"", start + time_limit
+    buffer, deadline = b"", start + time_limit
     with os.fdopen(read_end, "rb") as pipe:
         while True:
             left = deadline - time.perf_counter()
@@ -154,10 +154,9 @@ def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float,
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
-                kernel_pid = _take(line, outcome, points) or kernel_pid
-    _kill(process.pid)
-    _kill(kernel_pid)
-    process.wait()
+                _take(line, outcome, points)
+    _kill(process.pid)  # the worker's own session; its sandbox dies with it (bwrap's and the kernel's parent-death
+    process.wait()      # signals), and no other pid is signalled: one reported by a worker may have been reused
     outcome.seconds = time.perf_counter() - start
     if not outcome.stopped and process.returncode not in (0, None) and len(outcome.scores) < len(points):
         outcome.stopped = f"the grader's worker exited with {process.returncode} (see its log)"
@@ -171,28 +170,24 @@ def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float,
     return outcome, out_dir / "graded.ipynb"
 
 
-def _take(line: bytes, outcome: Outcome, points: dict[str, float]) -> int | None:
-    """Record one line from a worker (anything malformed is noted, never raised); return the kernel's pid when that
-    is what it says."""
+def _take(line: bytes, outcome: Outcome, points: dict[str, float]) -> None:
+    """Record one line from a worker (anything malformed is noted, never raised)."""
     try:
         message = json.loads(line)
         if type(message) is not dict:
             raise ValueError("not an object")
-        if "kernel_pid" in message:
-            return int(message["kernel_pid"]) if message["kernel_pid"] else None
         if "kernel_peak_mb" in message:
             outcome.peak_mb = float(message["kernel_peak_mb"])
-            return None
+            return
         if "stopped" in message:
             outcome.stopped = str(message["stopped"])[:500]
-            return None
+            return
         grade_id = message["grade_id"]
         if grade_id in points and grade_id not in outcome.scores:  # the first word on an exercise is final
             outcome.scores[grade_id] = max(0.0, min(float(message["score"]), points[grade_id]))
             outcome.feedback[grade_id], outcome.how[grade_id] = str(message["feedback"]), str(message["how"])
     except (ValueError, TypeError, KeyError, OverflowError) as error:
         outcome.stopped = outcome.stopped or f"the grader's worker sent a malformed line ({type(error).__name__})"
-    return None
 
 
 def read_submission(path: Path) -> tuple[bytes | None, str]:

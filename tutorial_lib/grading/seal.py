@@ -21,6 +21,7 @@ wall clock is the grader's (`grading.classroom`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -35,7 +36,7 @@ from typing import Any
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 
-UID_BASE = 2_900_000_000  # submission k's kernel runs as UID_BASE + k (no account has these uids)
+UID_BASE = 1_900_000_000  # submission k's kernel runs as UID_BASE + k (no account has these; below 2**31)
 BOX = "/box"  # the sandbox's only writable folder (a tmpfs)
 SOCKETS = "sock"  # the IPC sockets' folder, under BOX and, as a link, beside the grader's connection file
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/fonts", "/etc/nsswitch.conf",
@@ -47,26 +48,68 @@ HOW_TO_ENABLE = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)
                  " > 0; a container needs them allowed, e.g. Docker's --security-opt seccomp=unconfined); or grade "
                  "unsealed with --unsealed, which every feedback will then say")
 
-# Run inside the sandbox as its first process, before the kernel: as root, hand the writable folders to the
-# submission's uid and drop to it; set the limits; become the kernel.
+# Run inside the sandbox by bwrap's init (which stays root and dies with bwrap, taking the whole PID namespace with
+# it), before the kernel: as root, hand the kernel's folders (not /box itself) to the submission's uid and drop to it;
+# set the limits; load the seccomp filter (`seccomp_filter`); become the kernel.
 ENTRY = f"""\
-import json, os, resource, sys
-uid, limits = int(sys.argv[1]), json.loads(sys.argv[2])
+import ctypes, json, os, resource, struct, sys
+uid, limits, program = int(sys.argv[1]), json.loads(sys.argv[2]), bytes.fromhex(sys.argv[3])
+libc = ctypes.CDLL(None, use_errno=True)
 if uid >= 0 and os.getuid() == 0:
-    for folder, _, files in os.walk({BOX!r}):
-        for path in [folder] + [os.path.join(folder, name) for name in files]:
-            try:
-                os.chown(path, uid, uid)
-            except OSError:
-                pass
+    for folder in ({BOX!r} + "/home", {BOX!r} + "/tmp", {BOX!r} + "/{SOCKETS}"):
+        for path in [folder] + [os.path.join(folder, name) for name in os.listdir(folder)]:
+            os.chown(path, uid, uid)
     os.chmod("/dev/shm", 0o1777)
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
 for name, value in limits.items():
     resource.setrlimit(getattr(resource, name), (value, value))
-os.execv(sys.argv[3], sys.argv[3:])
+if program:
+    buffer = ctypes.create_string_buffer(program)
+    fprog = struct.pack("HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer))
+    if libc.prctl(22, 2, ctypes.c_char_p(fprog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        sys.exit("the grader's seccomp filter did not load: " + os.strerror(ctypes.get_errno()))
+os.execv(sys.argv[4], sys.argv[4:])
 """
+
+# Syscalls a kernel never needs that open the host kernel's larger attack surface (new namespaces, mounts, BPF,
+# keyrings, userfaultfd, perf, io_uring, ptrace): refused with EPERM; clone3 answers ENOSYS (glibc then uses clone,
+# whose flags the filter can read), and clone may not ask for a new namespace. Numbers per architecture.
+DENIED_SYSCALLS = {
+    "x86_64": {"audit": 0xC000003E, "clone": 56, "clone3": 435,
+               "denied": (272, 308, 165, 166, 155, 161, 321, 250, 248, 249, 323, 298, 425, 426, 427, 428, 429, 430,
+                          431, 432, 433, 101)},
+    "aarch64": {"audit": 0xC00000B7, "clone": 220, "clone3": 435,
+                "denied": (97, 268, 40, 39, 41, 51, 280, 219, 217, 218, 282, 241, 425, 426, 427, 428, 429, 430,
+                           431, 432, 433, 117)},
+}
+CLONE_NAMESPACES = 0x7E020080  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME
+
+
+def seccomp_filter(machine: str | None = None) -> bytes:
+    """The classic-BPF seccomp program ENTRY loads (empty where the architecture is not known here)."""
+    import platform
+    import struct
+
+    spec = DENIED_SYSCALLS.get(machine or platform.machine())
+    if spec is None:
+        return b""
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+
+    def op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+        return struct.pack("HBBI", code, jt, jf, k)
+
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    program = [op(load, 4), op(jeq, spec["audit"], 1, 0), op(ret, eperm), op(load, 0)]
+    if spec["audit"] == 0xC000003E:  # the x32 ABI's syscalls carry bit 30
+        program += [op(jge, 0x40000000, 0, 1), op(ret, eperm)]
+    program += [op(jeq, spec["clone3"], 0, 1), op(ret, enosys)]
+    for number in spec["denied"]:
+        program += [op(jeq, number, 0, 1), op(ret, eperm)]
+    program += [op(jeq, spec["clone"], 1, 0), op(ret, allow), op(load, 16), op(jset, CLONE_NAMESPACES, 0, 1),
+                op(ret, eperm), op(ret, allow)]
+    return b"".join(program)
 
 
 @dataclass(frozen=True)
@@ -127,7 +170,7 @@ def problem() -> str | None:
 def _namespaces() -> list[str]:
     """bwrap's namespace options: all but the user namespace as root, all with it otherwise."""
     options = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-               "--die-with-parent", "--new-session", "--as-pid-1"]
+               "--die-with-parent", "--new-session"]
     return options if privileged() else ["--unshare-user", *options]
 
 
@@ -187,16 +230,16 @@ def bwrap_command(kernel_argv: list[str], connection_fd: int | None, notebook: P
              "--size", str(limits.disk_mb * 2**20), "--tmpfs", BOX, "--dir", f"{BOX}/home", "--dir", f"{BOX}/tmp",
              "--dir", f"{BOX}/{SOCKETS}", "--symlink", f"{BOX}/tmp", "/tmp"]
     if connection_fd is not None:
-        args += ["--file", str(connection_fd), f"{BOX}/connection.json"]
+        args += ["--perms", "0644", "--file", str(connection_fd), f"{BOX}/connection.json"]
     if notebook is not None and notebook_fd is not None:
-        args += ["--file", str(notebook_fd), f"{BOX}/{notebook.name}"]
-    args += ["--chdir", BOX, "--clearenv"]
+        args += ["--perms", "0644", "--file", str(notebook_fd), f"{BOX}/home/{notebook.name}"]
+    args += ["--chdir", f"{BOX}/home", "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]
     if info_fd is not None:
         args += ["--info-fd", str(info_fd)]
     args += ["--", sys.executable, "-I", "-c", ENTRY,
-             str(uid if privileged() else -1), json.dumps(limits.rlimits()), *kernel_argv]
+             str(uid if privileged() else -1), json.dumps(limits.rlimits()), seccomp_filter().hex(), *kernel_argv]
     return args
 
 
@@ -208,27 +251,30 @@ def run_sealed(code: str, uid: int, limits: Limits = Limits(), timeout: float = 
 
 
 class SealedProvisioner(LocalProvisioner):
-    """Launches the kernel inside bwrap, links its socket folder beside the connection file, and signals the kernel
-    itself (the sandbox's first process) when asked to interrupt it."""
+    """Launches the kernel inside bwrap; once the kernel has bound its sockets, makes their folder read-only (so the
+    root grader never follows a path the kernel chose) and links it beside the connection file; interrupts the
+    kernel itself and kills the whole sandbox (its init, pid 1 of its namespace) through pidfds."""
 
     uid: int = -1
     limits: Limits = Limits()
     notebook: Path | None = None
     log_path: Path | None = None
-    child_pid: int | None = None
+    child_pid: int | None = None  # bwrap's init in the sandbox (root, pid 1 there)
+    pidfd: int | None = None  # of that init: killing it ends every process of the sandbox
+    kernel_pidfd: int | None = None  # of the kernel (pid 2 there): interrupts go to it
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> dict:
         """Start the sandbox; return the connection info (its IPC paths reach the sandbox through the link)."""
         km = self.parent
         connection_file = Path(km.connection_file).resolve()
         kernel_argv = [sys.executable, "-m", "ipykernel_launcher", "-f", f"{BOX}/connection.json"]
-        info_read, info_write = os.pipe()
-        # The kernel's copy of the connection file: its IPC paths relative to its own folder (/box).
+        # The kernel's copy of the connection file: its IPC paths inside the sandbox.
         info = json.loads(connection_file.read_text())
-        info["ip"] = f"{SOCKETS}/kernel"
+        info["ip"] = f"{BOX}/{SOCKETS}/kernel"
         connection_fd, connection_write = os.pipe()
         os.write(connection_write, json.dumps(info).encode())
         os.close(connection_write)
+        info_read, info_write = os.pipe()
         notebook_fd = os.open(self.notebook, os.O_RDONLY) if self.notebook else None
         passed = (info_write, connection_fd) + ((notebook_fd,) if notebook_fd is not None else ())
         command = bwrap_command(kernel_argv, connection_fd, self.notebook, self.uid, self.limits, info_write,
@@ -238,37 +284,102 @@ class SealedProvisioner(LocalProvisioner):
             self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                             pass_fds=passed, start_new_session=True, cwd=connection_file.parent)
         finally:
-            os.close(info_write)
-            os.close(connection_fd)
-            if notebook_fd is not None:
-                os.close(notebook_fd)
+            for fd in (info_write, connection_fd, notebook_fd):
+                if fd is not None:
+                    os.close(fd)
             if log is not subprocess.DEVNULL:
                 log.close()
-        with os.fdopen(info_read, "rb") as info:
-            text = info.read(65536)
+        with os.fdopen(info_read, "rb") as stream:
+            text = stream.read(65536)
         try:
             self.child_pid = int(json.loads(text)["child-pid"])
-        except (ValueError, KeyError, TypeError):
+            self.pidfd = os.pidfd_open(self.child_pid)
+        except (ValueError, KeyError, TypeError, OSError):
             self.process.kill()
             self.process.wait()
-            raise RuntimeError(f"the sandbox did not start (bwrap exited with {self.process.returncode}; see "
-                               f"{self.log_path})") from None
+            raise RuntimeError(f"the sandbox did not start (bwrap exited with {self.process.returncode})") from None
+        self.pid, self.pgid = self.process.pid, os.getpgid(self.process.pid)
+        ports = [info[f"{name}_port"] for name in ("shell", "iopub", "stdin", "hb", "control")]
+        self._seal_sockets(ports)
         link = connection_file.parent / SOCKETS
         if link.is_symlink() or link.exists():
             link.unlink()
         link.symlink_to(f"/proc/{self.child_pid}/root{BOX}/{SOCKETS}")
-        self.pid, self.pgid = self.process.pid, os.getpgid(self.process.pid)
         return self.connection_info
+
+    def _seal_sockets(self, ports: list[int], timeout: float = 60.0) -> None:
+        """Wait until the kernel has bound its five sockets; as root, make their folder read-only and check each is
+        a socket of the kernel's uid (a link or anything else the kernel put there stops the grading)."""
+        import stat
+        import time
+
+        folder = f"/proc/{self.child_pid}/root{BOX}/{SOCKETS}"
+        names = [f"kernel-{port}" for port in ports]
+        deadline = time.monotonic() + timeout
+        while not all(os.path.lexists(f"{folder}/{name}") for name in names):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the kernel did not start in its sandbox (see kernel.log)")
+            time.sleep(0.05)
+        kernel = _children(self.child_pid)
+        if len(kernel) != 1:
+            raise RuntimeError(f"the sandbox's init has {len(kernel)} children, not the kernel alone")
+        self.kernel_pidfd = os.pidfd_open(kernel[0])
+        if privileged():
+            script = f"mount --bind {BOX}/{SOCKETS} {BOX}/{SOCKETS} && mount -o remount,bind,ro {BOX}/{SOCKETS}"
+            done = subprocess.run(["nsenter", "--target", str(self.child_pid), "--mount", "--", "/bin/sh", "-c",
+                                   script], capture_output=True, text=True, timeout=30, check=False)
+            if done.returncode != 0:
+                raise RuntimeError(f"could not make the kernel's socket folder read-only: {done.stderr.strip()}")
+        for name in names:
+            status = os.lstat(f"{folder}/{name}")
+            if not stat.S_ISSOCK(status.st_mode) or (privileged() and status.st_uid != self.uid):
+                raise RuntimeError(f"the kernel's {name} is not a socket of its own")
 
     async def send_signal(self, signum: int) -> None:
         """An interrupt goes to the kernel itself; any other signal to the whole sandbox."""
-        if signum == signal.SIGINT and self.child_pid:
-            try:
-                os.kill(self.child_pid, signum)
-            except ProcessLookupError:
-                pass
+        if signum == signal.SIGINT and self.kernel_pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self.kernel_pidfd, signum)
             return
         await super().send_signal(signum)
+
+    def kill_sandbox(self) -> None:
+        """SIGKILL the sandbox's first process: every process of its PID namespace dies with it."""
+        if self.pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+
+    async def kill(self, restart: bool = False) -> None:
+        """Kill the sandbox, then bwrap."""
+        self.kill_sandbox()
+        await super().kill(restart)
+
+    async def terminate(self, restart: bool = False) -> None:
+        """A sandbox is not asked to stop: it is killed."""
+        await self.kill(restart)
+
+    async def cleanup(self, restart: bool = False) -> None:
+        """Kill whatever is left of the sandbox and close the pidfd."""
+        self.kill_sandbox()
+        for name in ("pidfd", "kernel_pidfd"):
+            if getattr(self, name) is not None:
+                os.close(getattr(self, name))
+                setattr(self, name, None)
+        await super().cleanup(restart)
+
+
+def _children(pid: int) -> list[int]:
+    """The pids whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                status = Path(f"/proc/{entry}/status").read_text()
+            except OSError:
+                continue
+            if f"\nPPid:\t{pid}\n" in status:
+                found.append(int(entry))
+    return found
 
 
 class SealedKernelManager(AsyncKernelManager):
@@ -290,11 +401,9 @@ class SealedKernelManager(AsyncKernelManager):
             self.provisioner = provisioner
         return await super()._async_pre_start_kernel(**kw)
 
-    def peak_mb(self) -> float:
-        """The largest resident memory of any finished child of this process (the sandboxed kernel, once reaped)."""
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    def cleanup_ipc_files(self) -> None:
+        """Nothing to remove: the sockets live in the sandbox's tmpfs, which goes with it (and the grader never
+        unlinks a path inside the sandbox)."""
 
 
 def describe(limits: Limits) -> dict[str, Any]:

@@ -249,11 +249,12 @@ def capped_client(notebook: nbformat.NotebookNode, **options: Any) -> Any:
             self.interrupted = cell
             return await super()._async_handle_timeout(timeout, cell)
 
-        def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> Any:
+        def process_message(self, msg: dict, cell: Any, cell_index: int) -> Any:
+            """Count every message the kernel sends about a cell (output, display updates, widget messages)."""
             self.received += len(json.dumps(msg.get("content", {}), default=str))
             if self.received > MAX_OUTPUT:
                 raise Flooded(f"its kernel sent more than {MAX_OUTPUT // 2**20} MB of output")
-            return super().output(outs, msg, display_id, cell_index)
+            return super().process_message(msg, cell, cell_index)
 
     return CappedClient(notebook, **options)
 
@@ -272,7 +273,8 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
     refused: dict[str, str] = {}  # answer name -> why its exercise is not graded
     with tempfile.TemporaryDirectory(prefix="kernel-", dir=out_dir) as workdir:  # removed with out_dir if killed
         options = {"timeout": cell_timeout, "allow_errors": True, "kernel_name": "python3",
-                   "resources": {"metadata": {"path": workdir}}, "interrupt_on_timeout": True}
+                   "resources": {"metadata": {"path": workdir}}, "interrupt_on_timeout": True,
+                   "store_widget_state": False}
         if uid is not None:
             from tutorial_lib.grading import seal
 
@@ -284,7 +286,6 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
         client = capped_client(notebook, **options)
         try:
             with client.setup_kernel(cleanup_kc=True):  # shut down even when the manager is ours
-                channel.write(json.dumps({"kernel_pid": getattr(client.km.provisioner, "pid", None)}) + "\n")
                 kernel = Kernel(client, notebook)
                 install = kernel.run_code(INSTALL)
                 if any(o.get("output_type") == "error" for o in install.outputs):
@@ -330,7 +331,17 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
             channel.write(json.dumps({"kernel_peak_mb": _children_peak_mb()}) + "\n")
             nbformat.write(notebook, out_dir / "graded.ipynb")
             channel.close()
+            _keep_tail(out_dir / "kernel.log")
     return results
+
+
+def _keep_tail(path: Path, size: int = 65536) -> None:
+    """Cut a log the kernel wrote to (up to its file-size limit) down to its last `size` bytes."""
+    if path.exists() and path.stat().st_size > size:
+        with path.open("rb") as log:
+            log.seek(-size, os.SEEK_END)
+            tail = log.read()
+        path.write_bytes(tail)
 
 
 def _children_peak_mb() -> float:
