@@ -166,6 +166,33 @@ def test_where_namespaces_are_refused_grading_says_so_in_one_line(tmp_path, monk
     assert "user.max_user_namespaces" in problem and "--unsealed" in problem and "\n" not in problem
 
 
+def test_graded_notebooks_keep_only_text_and_images_of_what_the_kernel_sent():
+    from tutorial_lib.grading.worker import plain_outputs
+
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<script>steal()</script>",
+                                                                 "application/javascript": "steal()",
+                                                                 "text/plain": "shown"}),
+                    nbformat.v4.new_output("display_data", data={"image/svg+xml": "<svg onload=steal()/>"}),
+                    nbformat.v4.new_output("stream", name="stdout", text="printed")]
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    plain_outputs(notebook)
+    assert [o.get("data") for o in cell.outputs] == [{"text/plain": "shown"},
+                                                     {"text/plain": "(output not kept by the grader)"}, None]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands files to another owner")
+def test_run_as_root_grade_leaves_what_it_wrote_to_the_course_owner(tmp_path):
+    course = tmp_path / "course"
+    (course / "autograded" / "s" / "a").mkdir(parents=True)
+    written = [course / "gradebook.db", course / "autograded" / "s" / "a" / "a.ipynb"]
+    for path in written:
+        path.write_text("x")
+    os.chown(course, 4321, 4321)
+    classroom._give_to_owner(course, [*written, course / "autograded" / "s" / "a", course / "autograded"])
+    assert {path.stat().st_uid for path in [*written, course / "autograded"]} == {4321}
+
+
 def test_a_workers_malformed_lines_are_noted_never_raised():
     outcome = classroom.Outcome("s")
     points = {"ex1": 1.0}

@@ -79,7 +79,8 @@ def parse_reply(stdout: str, nonce: str) -> dict:
 
 
 def new_nonce() -> str:
-    """A request's nonce: random, unguessable, never sent where an answer can read it."""
+    """A request's nonce: random and unguessable before the request. It travels in the code the kernel runs, so an
+    answer can read it and reply for itself: a reply is trusted only as "what the answer returned"."""
     return f"@@grader-{secrets.token_hex(16)}@@"
 
 

@@ -4,19 +4,22 @@ a size-capped tmpfs, and nothing else. `grading.worker` starts each kernel throu
 
 What the kernel sees: `/usr` (and the `/lib`, `/bin` links), the interpreter's install and the virtual environment
 (`sys.base_prefix`, `sys.prefix`), the course library's package folder and its shipped data, all read-only; a few
-files of `/etc` the C library reads; `/proc` of its own PID namespace (itself only); a minimal `/dev`; and `/box`, a
-tmpfs of `Limits.disk_mb` holding its home, its `/tmp`, its notebook copy, the connection file (read-only) and the
-folder of its ZeroMQ IPC sockets. No other submission, no `release/` or `source/`, no gradebook, no grader process,
-no network interface but its own loopback. The kernel protocol over those IPC sockets is the only way out: the
-grader reaches them through `/proc/<sandbox pid>/root/box/sock`, a link it makes beside its own copy of the
-connection file (the kernel's copy names its sockets relative to /box).
+files of `/etc` the C library reads; `/proc` of its own PID namespace (bwrap's init and itself); a minimal `/dev`;
+and `/box`, a root-owned tmpfs of `Limits.disk_mb` holding its home (its working folder, with the notebook copy),
+its `/tmp`, the connection file (read-only) and the folder of its ZeroMQ IPC sockets. No other submission, no
+`release/` or `source/`, no gradebook, no grader process, no network interface but its own loopback. The kernel
+protocol over those IPC sockets is the only way out: once the kernel has bound them, the grader remounts their
+folder read-only inside the sandbox and reaches it through `/proc/<sandbox init>/root/box/sock`, a link beside its
+own copy of the connection file, so the root grader never follows a path the kernel could change.
 
-As root (the course's machines, a hub's grading account run with sudo), bwrap sets the sandbox up privileged and the
-kernel then runs under its own uid (`uid_for`), with no capabilities and `no_new_privs`. Where the grader is not root
-and user namespaces are allowed, bwrap makes a user namespace instead and the kernel keeps the grader's uid outside
-it (the namespaces still hide every file and process but its own). `problem()` says in one line when neither works.
-Limits (`Limits`): address space, processes and threads of its uid, file size, open files, the tmpfs's size; the
-wall clock is the grader's (`grading.classroom`).
+As root (the course's machines, a hub's grading account run with sudo), bwrap sets the sandbox up privileged; its
+init stays root as pid 1 of the namespace and dies with bwrap (and the whole namespace with it), and the kernel, its
+child, runs under its own uid (`uid_for`) with no capabilities, `no_new_privs` and a seccomp filter
+(`seccomp_filter`: no new namespaces, mounts, BPF, keyrings, userfaultfd, perf events, io_uring, ptrace). Where the
+grader is not root and user namespaces are allowed, bwrap makes a user namespace instead and the kernel keeps the
+grader's uid outside it (the namespaces still hide every file and process but its own). `problem()` says in one
+line when neither works. Limits (`Limits`): address space, processes and threads of its uid, file size, open files,
+the tmpfs's size; the wall clock is the grader's (`grading.classroom`).
 """
 
 from __future__ import annotations

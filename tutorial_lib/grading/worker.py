@@ -329,10 +329,26 @@ def grade(release_path: Path, submission_path: Path, out_dir: Path, cell_timeout
             channel.write(json.dumps({"stopped": _reason(error)}) + "\n")
         finally:
             channel.write(json.dumps({"kernel_peak_mb": _children_peak_mb()}) + "\n")
+            plain_outputs(notebook)
             nbformat.write(notebook, out_dir / "graded.ipynb")
             channel.close()
             _keep_tail(out_dir / "kernel.log")
     return results
+
+
+SAFE_MIME = ("text/plain", "image/png", "image/jpeg")
+
+
+def plain_outputs(notebook: nbformat.NotebookNode) -> None:
+    """Keep only text and raster images in every output the kernel sent: no HTML, JavaScript, SVG or widget view
+    of a student's making reaches the instructor's formgrader or the feedback pages."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if "data" in output:
+                output["data"] = {k: v for k, v in output["data"].items() if k in SAFE_MIME} or {
+                    "text/plain": "(output not kept by the grader)"}
+                output.pop("metadata", None)
+                output["metadata"] = {}
 
 
 def _keep_tail(path: Path, size: int = 65536) -> None:
