@@ -134,8 +134,14 @@ def test_a_sandbox_dies_with_the_process_that_started_it():
     kernel = seal._children(seal._children(process.pid)[0])[0]
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
+    def alive() -> bool:
+        try:
+            return Path(f"/proc/{kernel}/stat").read_text().split()[2] != "Z"
+        except OSError:
+            return False
+
     deadline = time.monotonic() + 10
-    while Path(f"/proc/{kernel}").exists() and "Z" not in Path(f"/proc/{kernel}/stat").read_text().split()[2]:
+    while alive():
         assert time.monotonic() < deadline, "the sandboxed process outlived bwrap"
         time.sleep(0.1)
 

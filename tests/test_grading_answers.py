@@ -330,6 +330,8 @@ def test_a_right_answer_scores_full_marks(checker_name, name, label, source):
      ["epoch_size_for"], None),
     ("def epoch_size_for(n, b, s):\n    return ptb.epoch_size(n, b, s)", ["epoch_size_for"],
      "tutorial_lib.pipelines.ptb.epoch_size"),
+    ("from tutorial_lib.pipelines import decode_fixed_record\n\ndef decode_cifar(record):\n"
+     "    return decode_fixed_record(record)", ["decode_cifar"], "tutorial_lib.pipelines.digits.decode_fixed_record"),
     ("def broken(:\n", ["window"], None),
 ])
 def test_the_one_rule_left_refuses_only_the_librarys_own_version(source, names, refused):

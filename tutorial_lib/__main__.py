@@ -162,6 +162,9 @@ def _grade(args: argparse.Namespace) -> int:
     except (classroom.Unsealable, FileNotFoundError, RuntimeError) as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
+    except Exception as error:  # noqa: BLE001 -- one line, never a traceback, for the instructor
+        print(f"grade: stopped by {type(error).__name__}: {error}; nothing was recorded", file=sys.stderr)
+        return 2
     points = sum(classroom.test_cells(classroom.release_path(Path(args.course), args.assignment)).values())
     print(classroom.summary(outcomes, args.assignment, points))
     print(f"scores recorded in {Path(args.course) / 'gradebook.db'}")

@@ -21,9 +21,9 @@ from tutorial_lib.classroom import nbgrader_course as nc
 from tutorial_lib.classroom.course import NOTEBOOK_DIR, read
 from tutorial_lib.grading import classroom, redteam
 
-# Not in the timed class: the runaways (each holds a job for its full time limit) and whatever would harm the machine
-# when run unsealed.
-EXCLUDED = ("rt-loop", "rt-memory", "rt-sleep", *redteam.HARMFUL_UNSEALED)
+# Not in the timed class: the runaways (each holds a job for its full time limit, rt-builtins by hanging its own
+# kernel) and whatever would harm the machine when run unsealed.
+EXCLUDED = ("rt-loop", "rt-memory", "rt-sleep", "rt-builtins", *redteam.HARMFUL_UNSEALED)
 
 
 @dataclass
@@ -35,6 +35,7 @@ class ClassRun:
     seconds: dict[str, float] = field(default_factory=dict)  # "unsealed", "sealed", "autograde" -> class time
     scores: dict[str, dict[str, float]] = field(default_factory=dict)  # way -> student -> score
     alone_s: dict[str, float] = field(default_factory=dict)  # way -> one reference submission alone
+    per_submission_s: dict[str, float] = field(default_factory=dict)  # way -> mean of the submissions' own times
     peak_mb: float = 0.0
 
 
@@ -84,6 +85,7 @@ def measure(assignments: list[str], size: int = 30, jobs: int | None = None, aut
                                                       unsealed=way == "unsealed")
                 run.seconds[way] = time.perf_counter() - start
                 run.scores[way] = {o.student: o.total for o in outcomes}
+                run.per_submission_s[way] = sum(o.seconds for o in outcomes) / len(outcomes)
                 run.peak_mb = max([run.peak_mb, *(o.peak_mb for o in outcomes)])
             if autograde:
                 start, run.scores["autograde"] = time.perf_counter(), {}
@@ -101,10 +103,11 @@ def measure(assignments: list[str], size: int = 30, jobs: int | None = None, aut
 
 def report(run: ClassRun, jobs: int) -> str:
     """The run's lines: each way's time, sealed over unsealed, and each kind of submission's scores."""
-    ratio = run.seconds["sealed"] / run.seconds["unsealed"]
+    ratio = run.per_submission_s["sealed"] / run.per_submission_s["unsealed"]
     lines = [f"{run.assignment}: a class of {len(run.students)} on {os.cpu_count()} cores, {jobs} at a time: "
-             f"unsealed {run.seconds['unsealed']:.0f} s, sealed {run.seconds['sealed']:.0f} s "
-             f"(sealed / unsealed {ratio:.3f}, {100 * (ratio - 1):+.1f}% per submission); one submission alone "
+             f"unsealed {run.seconds['unsealed']:.0f} s, sealed {run.seconds['sealed']:.0f} s; per submission "
+             f"{run.per_submission_s['unsealed']:.1f} s unsealed, {run.per_submission_s['sealed']:.1f} s sealed "
+             f"(sealed / unsealed {ratio:.3f}, {100 * (ratio - 1):+.1f}%); one submission alone "
              f"{run.alone_s['unsealed']:.1f} s unsealed, {run.alone_s['sealed']:.1f} s sealed; kernel peak memory "
              f"{run.peak_mb:.0f} MB"]
     if "autograde" in run.seconds:

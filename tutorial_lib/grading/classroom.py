@@ -215,7 +215,7 @@ def not_graded(student: str, points: dict[str, float], reason: str, sealed: bool
     outcome = Outcome(student, stopped=reason, sealed=sealed)
     for grade_id in points:
         outcome.scores[grade_id], outcome.how[grade_id] = 0.0, "not finished"
-        outcome.feedback[grade_id] = f"❌ Not graded: {reason}."
+        outcome.feedback[grade_id] = f"❌ Not graded: {reason}." + ("" if sealed else f"\n{UNSEALED_NOTE}")
     return outcome
 
 

@@ -156,8 +156,9 @@ ATTEMPTS += [
     ("rt-kill-all", "00_start_here",
      {"ex1_count_label": WRONG_COUNT + "import ctypes, signal\n"
       "ctypes.CDLL(None).kill(-1, int(signal.SIGKILL))\n"},
-     ["ex1_count_label_test"], "kill(-1, SIGKILL) through ctypes: every process it may signal (in its own PID "
-                               "namespace the kernel is init, which kill(-1) spares: nothing dies)"),
+     ["ex1_count_label_test"], "kill(-1, SIGKILL) through ctypes: every process it may signal (the only other process "
+                               "in its PID namespace is bwrap's init, root and pid 1, which kill(-1) spares: nothing "
+                               "dies)"),
     ("rt-classmate", "00_start_here",
      {"ex1_count_label": WRONG_COUNT
       + "for student in ['reference', 'blank']:\n    target = '@COURSE@/submitted/' + student + "

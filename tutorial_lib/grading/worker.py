@@ -9,8 +9,9 @@ locked test cells, their metadata -- comes from the release, so nothing a studen
 kernel, `sandbox.install` runs first, then the cells in order: answer cells as the student wrote them, test cells
 replaced by the grader's own check of that exercise (`remote.REMOTE`: the checker runs here on answers called
 remotely; otherwise `sandbox.run_test` in the kernel, verdict only). Everything the kernel sends is data to check:
-a reply without its nonce, a malformed or oversized reply, more output than `MAX_OUTPUT` bytes, a dead or hung
-kernel stop the grading of this submission with the reason ("not graded: ...") and keep what was judged before.
+a missing or malformed reply, or a check past the cell timeout, scores that exercise 0 with the reason; more output
+than `MAX_OUTPUT` bytes, or a kernel that dies or stops answering, stops the grading of this submission ("not
+graded: ...") and keeps what was judged before.
 After each exercise a JSON line (grade_id, score, points, feedback, how) goes to the results pipe (`--results-fd`,
 from `grading.classroom`; else OUT_DIR/results.jsonl); the executed notebook, with the grader's feedback in the test
 cells, is written to OUT_DIR/graded.ipynb. `--memory-mb` caps this process's address space and the kernel's.
@@ -100,8 +101,8 @@ def defined_names(source: str) -> list[str]:
 def library_call(source: str, own_names: list[str]) -> str | None:
     """Why an answer cell may not be graded (it calls the library's own version of its exercise), or None.
 
-    Seen in the source: `module.name(...)` or `name` read from `from module import name`, for the library function
-    of an exercise this cell answers; a local variable of the same name is the student's own and is allowed."""
+    Seen in the source: `anything.name` or `from tutorial_lib... import name`, for the library function of an
+    exercise this cell answers; a local variable of the same name is the student's own and is allowed."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -111,9 +112,9 @@ def library_call(source: str, own_names: list[str]) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in banned and isinstance(node.ctx, ast.Load):
             return banned[node.attr]
-        if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                if alias.name in banned and f"{node.module}.{alias.name}" == banned[alias.name]:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tutorial_lib":
+            for alias in node.names:  # from the defining module, or a package that re-exports it
+                if alias.name in banned:
                     return banned[alias.name]
     return None
 
