@@ -155,19 +155,21 @@ def grade_one(release: Path, submission: Path, out_dir: Path, time_limit: float,
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 _take(line, outcome, points)
-    _kill(process.pid)  # the worker's own session; its sandbox dies with it (bwrap's and the kernel's parent-death
-    process.wait()      # signals), and no other pid is signalled: one reported by a worker may have been reused
+    _kill(process.pid)  # the worker's own session; its sandbox dies with it (bwrap and bwrap's init, the sandbox's
+    process.wait()      # pid 1, die with their parents), and no other pid is signalled
     outcome.seconds = time.perf_counter() - start
     if not outcome.stopped and process.returncode not in (0, None) and len(outcome.scores) < len(points):
         outcome.stopped = f"the grader's worker exited with {process.returncode} (see its log)"
+    _not_finished(outcome, points, outcome.stopped or "the submission stopped before it")
+    return outcome, out_dir / "graded.ipynb"
+
+
+def _not_finished(outcome: Outcome, points: dict[str, float], reason: str) -> None:
+    """Score 0, with the reason, every exercise the outcome has no score for."""
     for grade_id in points:
         if grade_id not in outcome.scores:
-            outcome.scores[grade_id] = 0.0
-            outcome.how[grade_id] = "not finished"
-            outcome.feedback[grade_id] = f"❌ Not graded: {outcome.stopped or 'the submission stopped before it'}."
-            if uid is None:
-                outcome.feedback[grade_id] += f"\n{UNSEALED_NOTE}"
-    return outcome, out_dir / "graded.ipynb"
+            outcome.scores[grade_id], outcome.how[grade_id] = 0.0, "not finished"
+            outcome.feedback[grade_id] = f"❌ Not graded: {reason}." + ("" if outcome.sealed else f"\n{UNSEALED_NOTE}")
 
 
 def _take(line: bytes, outcome: Outcome, points: dict[str, float]) -> None:
@@ -195,8 +197,9 @@ def read_submission(path: Path) -> tuple[bytes | None, str]:
     file)."""
     try:
         data = path.read_bytes()
-        json.loads(data.decode("utf-8"))  # its own error first: it names the line and column
-        notebook = nbformat.reads(data.decode("utf-8"), 4)
+        text = data.decode("utf-8")
+        json.loads(text)  # its own error first: it names the line and column
+        notebook = nbformat.reads(text, 4)
         if not isinstance(notebook.get("cells"), list):
             raise ValueError("it has no list of cells")
     except UnicodeDecodeError:
@@ -213,9 +216,7 @@ def read_submission(path: Path) -> tuple[bytes | None, str]:
 def not_graded(student: str, points: dict[str, float], reason: str, sealed: bool) -> Outcome:
     """An outcome for a submission that was not run at all: every exercise 0, with the reason."""
     outcome = Outcome(student, stopped=reason, sealed=sealed)
-    for grade_id in points:
-        outcome.scores[grade_id], outcome.how[grade_id] = 0.0, "not finished"
-        outcome.feedback[grade_id] = f"❌ Not graded: {reason}." + ("" if sealed else f"\n{UNSEALED_NOTE}")
+    _not_finished(outcome, points, reason)
     return outcome
 
 

@@ -32,7 +32,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -407,8 +407,3 @@ class SealedKernelManager(AsyncKernelManager):
     def cleanup_ipc_files(self) -> None:
         """Nothing to remove: the sockets live in the sandbox's tmpfs, which goes with it (and the grader never
         unlinks a path inside the sandbox)."""
-
-
-def describe(limits: Limits) -> dict[str, Any]:
-    """The seal's settings, for reports."""
-    return {"privileged": privileged(), **asdict(limits)}
