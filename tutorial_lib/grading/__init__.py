@@ -3,6 +3,7 @@ student's code never ran in (see notebooks/INSTRUCTORS.md, "Grades a student can
 
 * `seal` -- the sandbox a submission's kernel runs in (bubblewrap: its own uid and namespaces, limits);
 * `codec` -- plain data across the process boundary (JSON in, fresh Python and NumPy values out);
+* `tfdata` -- TensorFlow values as data: a dataset crosses as the elements it yielded, rebuilt by the grader;
 * `sandbox` -- the grading kernel's side: replies to the grader's requests;
 * `remote` -- the grader's side: checkers call answers that run in the kernel;
 * `worker` -- one submission: run it in a fresh kernel, grade each exercise, write its results;

@@ -6,16 +6,21 @@ arguments as the call left them (so a checker still sees an answer that changed 
 rebuilt here from JSON, so the checker compares plain values of its own making; an exception comes back by name
 (a built-in exception as itself, so `except IndexError` in a checker still works).
 
-`REMOTE` lists the exercises graded this way: each takes and returns plain data. The other exercises hand the
-answer live TensorFlow objects (a session, a dataset, a coordinator); they are graded in the kernel by `sandbox.
-run_test` with the checkers captured before the student's code ran (see `grading.__doc__`).
+`REMOTE` lists the exercises graded this way: each takes and returns data (plain values, TensorFlow dtypes and
+tensors, files by content, and datasets as the elements they yield: `codec`, `tfdata`). The other exercises hand
+the answer live TensorFlow objects (a session, a graph, a coordinator, a dataset with instruments of the checker's
+own); they are graded in the kernel by `sandbox.run_test` with the checkers captured before the student's code ran
+(see `grading.__doc__`).
 """
 
 from __future__ import annotations
 
 import builtins
 import json
+import os
 import secrets
+import tempfile
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -23,20 +28,22 @@ import numpy as np
 
 from tutorial_lib.grading import codec
 
-# checker -> "call" (the answer is a function, called remotely) or "value" (the answer is a value, read once)
+# checker -> "call" (the answer is a function, called remotely), "files" (a call whose arguments name files of the
+# grader's: they cross by content) or "value" (the answer is a value, read once)
 REMOTE: dict[str, str] = {
     "check_count_label": "call", "check_invert": "call", "check_atom_count": "call",                     # 00
     "check_feed_bytes": "call",                                                                            # 01
+    "check_record_defaults": "value", "check_csv_dataset": "files",                                        # 02
     "check_threads_started": "call",                                                                       # 03a
     "check_capacity": "call", "check_mean_displacement": "call",                                           # 03b
-    "check_graph_megabytes": "call",                                                                       # 04
+    "check_graph_megabytes": "call", "check_epoch_dataset": "call",                                        # 04
     "check_classify": "call",                                                                              # 05
     "check_tf1_queue_advice": "value",                                                                     # 06
     "check_batches_in_pass": "call", "check_same_pass": "call",                                            # 07a
     "check_kept_checkpoints": "call",                                                                      # 07b
     "check_armijo": "call",                                                                                # 08
     "check_epoch_size": "call", "check_window": "call",                                                    # 09
-    "check_ideal_seconds": "call",                                                                         # 10
+    "check_ideal_seconds": "call", "check_translation": "files",                                           # 10
     "check_expected_count": "call",                                                                        # 11
 }
 EXCEPTIONS = ("NotImplementedError", "IndexError", "KeyError", "ValueError", "TypeError", "ZeroDivisionError",
@@ -121,12 +128,12 @@ def _same_kind(a: Any, b: Any) -> bool:
 class RemoteAnswer:
     """A stand-in for the student's function `name`: each call goes to the kernel through `transport`."""
 
-    def __init__(self, name: str, transport: Callable[[str, tuple], dict]):
-        self.name, self.transport, self.calls = name, transport, 0
+    def __init__(self, name: str, transport: Callable[[str, tuple], dict], files: bool = False):
+        self.name, self.transport, self.calls, self.files = name, transport, 0, files
         self.__name__ = name
 
     def __call__(self, *args: Any) -> Any:
-        payload = codec.encode(list(args))  # the checker's own arguments: plain data by construction
+        payload = codec.encode(list(args), files=self.files)  # the checker's own arguments: plain data
         reply = self.transport("call", (self.name, payload))
         self.calls += 1
         return result_of(reply, args)
@@ -158,9 +165,13 @@ def loopback(namespace: dict[str, Any]) -> Callable[[str, tuple], dict]:
             return {"result": codec.encode(namespace[params[0]])}
         name, payload = params
         try:
-            args = tuple(codec.decode(payload))
-            result = namespace[name](*args)
-            return {"result": codec.encode(result, args), "args": codec.encode(list(args))}
+            with tempfile.TemporaryDirectory(prefix="grader-inputs-") as inputs:
+                args = tuple(codec.decode(payload, (), Path(inputs)))
+                result = namespace[name](*args)
+                reply = {"result": codec.encode(result, args)}
+                if not os.listdir(inputs):
+                    reply["args"] = codec.encode(list(args))
+                return reply
         except Exception as error:  # noqa: BLE001
             return {"raised": [type(error).__name__, str(error)[:500]]}
     return transport

@@ -31,6 +31,7 @@ import pwd
 import shutil
 import signal
 import subprocess
+import tempfile
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ from jupyter_client.provisioning import LocalProvisioner
 UID_BASE = 1_900_000_000  # submission k's kernel runs as UID_BASE + k (no account has these; below 2**31)
 BOX = "/box"  # the sandbox's only writable folder (a tmpfs)
 SOCKETS = "sock"  # the IPC sockets' folder, under BOX and, as a link, beside the grader's connection file
+SOCKET_PATH_MAX = 100  # a Unix socket's path holds at most 107 bytes (sun_path); kept clear of it
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/fonts", "/etc/nsswitch.conf",
              "/etc/host.conf", "/etc/mime.types")
 PASSED_ENV = ("TF_CPP_MIN_LOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
@@ -262,6 +264,7 @@ class SealedProvisioner(LocalProvisioner):
     limits: Limits = Limits()
     notebook: Path | None = None
     log_path: Path | None = None
+    links: Path | None = None  # where the link to the sockets' folder goes (the manager's `ip` is under it)
     child_pid: int | None = None  # bwrap's init in the sandbox (root, pid 1 there)
     pidfd: int | None = None  # of that init: killing it ends every process of the sandbox
     kernel_pidfd: int | None = None  # of the kernel (pid 2 there): interrupts go to it
@@ -304,7 +307,7 @@ class SealedProvisioner(LocalProvisioner):
         self.pid, self.pgid = self.process.pid, os.getpgid(self.process.pid)
         ports = [info[f"{name}_port"] for name in ("shell", "iopub", "stdin", "hb", "control")]
         self._seal_sockets(ports)
-        link = connection_file.parent / SOCKETS
+        link = (self.links or connection_file.parent) / SOCKETS
         if link.is_symlink() or link.exists():
             link.unlink()
         link.symlink_to(f"/proc/{self.child_pid}/root{BOX}/{SOCKETS}")
@@ -391,8 +394,12 @@ class SealedKernelManager(AsyncKernelManager):
     def __init__(self, uid: int, limits: Limits, notebook: Path | None = None, log_path: Path | None = None,
                  **kwargs: Any):
         folder = Path(kwargs["connection_file"]).resolve().parent
+        self._short = None  # a socket's path must fit in 107 bytes: beside a deep connection file, a short folder
+        if len(str(folder / SOCKETS / "kernel-9")) > SOCKET_PATH_MAX:
+            self._short = folder = Path(tempfile.mkdtemp(prefix="sealed-", dir="/tmp" if os.access("/tmp", os.W_OK)
+                                                         else None))
         super().__init__(transport="ipc", ip=str(folder / SOCKETS / "kernel"), **kwargs)
-        self._seal = {"uid": uid, "limits": limits, "notebook": notebook, "log_path": log_path}
+        self._seal = {"uid": uid, "limits": limits, "notebook": notebook, "log_path": log_path, "links": folder}
 
     async def _async_pre_start_kernel(self, **kw: Any) -> Any:
         """Use the sealed provisioner instead of the kernelspec's."""
@@ -405,5 +412,7 @@ class SealedKernelManager(AsyncKernelManager):
         return await super()._async_pre_start_kernel(**kw)
 
     def cleanup_ipc_files(self) -> None:
-        """Nothing to remove: the sockets live in the sandbox's tmpfs, which goes with it (and the grader never
-        unlinks a path inside the sandbox)."""
+        """The sockets live in the sandbox's tmpfs, which goes with it (the grader never unlinks a path inside the
+        sandbox); only the short folder of the link to them, if one was made, is removed."""
+        if self._short is not None:
+            shutil.rmtree(self._short, ignore_errors=True)

@@ -211,7 +211,7 @@ def grade_test_cell(kernel: Kernel, cell: Any, index: int) -> tuple[bool, str, s
                     answer = error
                 verdict = checker(answer) if not isinstance(answer, Exception) else None
             else:
-                verdict = checker(remote.RemoteAnswer(answer_name, kernel.request))
+                verdict = checker(remote.RemoteAnswer(answer_name, kernel.request, files=how == "files"))
         feedback = printed.getvalue() or f"❌ {answer_name}: the answer could not be read"
         passed = verdict is not None and verdict.passed is True
         cell.outputs = [feedback_output(feedback)]
