@@ -20,7 +20,7 @@ import pytest
 
 from tutorial_lib.classroom import nbgrader_course as nc
 from tutorial_lib.classroom.course import read
-from tutorial_lib.grading import classroom, codec, remote, seal
+from tutorial_lib.grading import classroom, codec, remote, seal, tfdata
 from tutorial_lib.grading.redteam import ATTEMPTS, FORGED_STUDENT, FORGES_OWN, placed
 from tutorial_lib.grading.worker import graded_notebook, is_answer, is_test, nbgrader_meta
 
@@ -83,7 +83,7 @@ def test_datasets_cross_as_the_elements_they_yield_and_end_as_they_ended():
     assert [[a.tolist(), b.tolist()] for a, b in back.as_numpy_iterator()] == \
         [[a.tolist(), b.tolist()] for a, b in pairs.as_numpy_iterator()]
     endless = codec.decode(codec.encode(tf.data.Dataset.range(3).repeat()))
-    assert len(list(endless.take(codec.DATASET_ITEMS).as_numpy_iterator())) == codec.DATASET_ITEMS
+    assert len(list(endless.take(tfdata.DATASET_ITEMS).as_numpy_iterator())) == tfdata.DATASET_ITEMS
     with pytest.raises(tf.errors.InvalidArgumentError, match="read only the first"):
         list(endless.as_numpy_iterator())
     lines = tf.data.Dataset.from_tensor_slices(["1,2", "p0,3"]).map(lambda line: tf.io.decode_csv(line, [[0], [0]]))
@@ -274,7 +274,8 @@ def _remote_verdict(checker, answer) -> tuple[bool, str]:
         if remote.REMOTE[checker.__name__] == "value":
             verdict = checker(remote.remote_value("answer", transport))
         else:
-            verdict = checker(remote.RemoteAnswer("answer", transport, files=remote.REMOTE[checker.__name__] == "files"))
+            files = remote.REMOTE[checker.__name__] == "files"
+            verdict = checker(remote.RemoteAnswer("answer", transport, files=files))
     return verdict.passed, printed.getvalue()
 
 
@@ -527,9 +528,11 @@ DATASET_RIGHT = {
                         "weather_defaults = [[''], tf.constant([], tf.int32), [-99.0]]\n"),
     "csv_dataset": ("check_csv_dataset", "csv_dataset",
                     "def from_columns(label, *pixels):\n"
-                    "    return tf.reshape(tf.cast(tf.stack(pixels), tf.uint8), [28, 28, 1]), tf.cast(label, tf.int64)\n"
+                    "    image = tf.reshape(tf.cast(tf.stack(pixels), tf.uint8), [28, 28, 1])\n"
+                    "    return image, tf.cast(label, tf.int64)\n"
                     "\ndef csv_dataset(paths):\n"
-                    "    return tf.data.experimental.CsvDataset(paths, [tf.int32] * 785, header=True).map(from_columns)\n"),
+                    "    columns = tf.data.experimental.CsvDataset(paths, [tf.int32] * 785, header=True)\n"
+                    "    return columns.map(from_columns)\n"),
     "epoch_dataset": ("check_epoch_dataset", "epoch_dataset",
                       "def epoch_dataset(images, labels, batch_size, num_epochs, seed):\n"
                       "    dataset = tf.data.Dataset.from_tensor_slices((images, labels))\n"
@@ -552,7 +555,8 @@ DATASET_WRONG = {
     "epoch_dataset": "def epoch_dataset(images, labels, batch_size, num_epochs, seed):\n"
                      "    dataset = tf.data.Dataset.from_tensor_slices((images, labels))\n"
                      "    return dataset.repeat(num_epochs).shuffle(len(labels), seed=seed).batch(batch_size)\n",
-    "translate": "def translate(files):\n    records = tf.data.FixedLengthRecordDataset(files, datasets.record_bytes())\n"
+    "translate": "def translate(files):\n"
+                 "    records = tf.data.FixedLengthRecordDataset(files, datasets.record_bytes())\n"
                  "    return records.map(pipelines.decode_fixed_record).batch(32).repeat(2)\n",
 }
 

@@ -10,8 +10,7 @@ import nbformat
 import pytest
 
 from tutorial_lib.__main__ import main as cli
-from tutorial_lib.classroom import migrate, migrate_report, migration
-from tutorial_lib.classroom import migrate_table as table
+from tutorial_lib.migration import api_map, report, scanner, table
 
 DATA = Path(__file__).resolve().parent / "data" / "migrate"
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,7 +20,7 @@ SHUFFLE = "shuffle_batch([image, label], batch_size=32, capacity=1000, min_after
 def scan(tmp_path, code, name="pipeline.py"):
     path = tmp_path / name
     path.write_text(code)
-    return migrate.scan_file(path)
+    return scanner.scan_file(path)
 
 
 def found(result):
@@ -32,19 +31,19 @@ def found(result):
 def test_every_map_row_has_a_scanner_entry_and_every_entry_a_row():
     assert table.missing() == []
     rows = {k.row for k in table.known().values()}
-    assert rows == set(migration.MAP)
+    assert rows == set(api_map.MAP)
 
 
 def test_a_row_without_a_scanner_entry_is_named(monkeypatch):
-    new = migration.Row("`tf.train.new_api`", "`Dataset.new`", "10_queues_to_tf_data#Range producer")
-    monkeypatch.setattr(migration, "MAP", [*migration.MAP, new])
-    assert table.missing() == ["row '`tf.train.new_api`' covers no call (add it to migration.COVERS)"]
-    monkeypatch.setitem(migration.COVERS, new.tf1, ("new_api",))
+    new = api_map.Row("`tf.train.new_api`", "`Dataset.new`", "10_queues_to_tf_data#Range producer")
+    monkeypatch.setattr(api_map, "MAP", [*api_map.MAP, new])
+    assert table.missing() == ["row '`tf.train.new_api`' covers no call (add it to api_map.COVERS)"]
+    monkeypatch.setitem(api_map.COVERS, new.tf1, ("new_api",))
     assert table.missing() == ["'new_api' (row '`tf.train.new_api`') has no scanner spec"]
 
 
 def test_every_link_targets_an_existing_notebook_section():
-    assert migration.problems() == []
+    assert api_map.problems() == []
     for known in table.known().values():
         path = table.href(known.row.where).split("#")[0].split("::")[0]
         assert (ROOT / path).exists(), path
@@ -85,14 +84,14 @@ def test_unknown_tf1_input_calls_are_listed_as_unknown(tmp_path):
     result = scan(tmp_path, code)
     assert found(result) == [(2, "match_filenames_once", False), (3, "WholeFileReader", False),
                              (4, "tf_record_iterator", False)]
-    assert "unknown: not in the migration map" in migrate_report.text([result])
-    assert migrate_report.counts([result])["unknown"] == 3
+    assert "unknown: not in the migration map" in report.text([result])
+    assert report.counts([result])["unknown"] == 3
 
 
 # --- arguments mapped one-to-one -----------------------------------------------------------------------------
 def form_of(tmp_path, call):
     result = scan(tmp_path, f"import tensorflow as tf\nb = tf.train.{call}")
-    return migrate.form(result.calls[0]), migrate.pitfalls(result.calls[0]), result.calls[0]
+    return scanner.form(result.calls[0]), scanner.pitfalls(result.calls[0]), result.calls[0]
 
 
 def test_shuffle_batch_maps_capacity_threads_and_final_batch(tmp_path):
@@ -118,7 +117,7 @@ def test_producer_arguments_and_the_epoch_pitfall(tmp_path):
     assert steps == ["tf.data.Dataset.from_tensor_slices(files).shuffle(len(files), seed=1).repeat(2)"]
     assert any("`shuffle` defaults to True" in p for p in pitfalls)
     assert any("local_variables_initializer()" in p for p in pitfalls)
-    rows = [row.tf1 for row in migrate.rows(call)]
+    rows = [row.tf1 for row in scanner.rows(call)]
     assert rows == ["`string_input_producer(files, shuffle, num_epochs)`", "`num_epochs=n` and `OutOfRangeError`"]
 
 
@@ -127,9 +126,9 @@ def test_enqueue_many_dynamic_pad_and_readers(tmp_path):
     assert steps[:2] == [".unbatch()", ".padded_batch(4, drop_remainder=True)"]
     result = scan(tmp_path, "import tensorflow as tf\nr = tf.FixedLengthRecordReader(3073, header_bytes=1)\n"
                             "s = tf.TextLineReader(skip_header_lines=1)\n")
-    assert migrate.form(result.calls[0]) == [
+    assert scanner.form(result.calls[0]) == [
         ".flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, 3073, header_bytes=1))"]
-    assert migrate.form(result.calls[1]) == [".flat_map(lambda filename: tf.data.TextLineDataset(filename).skip(1))"]
+    assert scanner.form(result.calls[1]) == [".flat_map(lambda filename: tf.data.TextLineDataset(filename).skip(1))"]
 
 
 # --- pipelines -----------------------------------------------------------------------------------------------
@@ -155,11 +154,11 @@ with tf.Session() as sess:
 
 def test_the_pipeline_follows_the_data_not_the_lines(tmp_path):
     result = scan(tmp_path, PIPELINE)
-    pipelines = [[f"{c.api}@{c.line}" for c in p] for p in migrate.pipelines(result)]
+    pipelines = [[f"{c.api}@{c.line}" for c in p] for p in scanner.pipelines(result)]
     assert pipelines == [
         ["string_input_producer@8", "TFRecordReader@7", "parse_single_example@4", "decode_png@5", "shuffle_batch@11"],
         ["range_input_producer@12", "batch@13"]]
-    sketch = migrate.sketch(migrate.pipelines(result)[0])
+    sketch = scanner.sketch(scanner.pipelines(result)[0])
     assert sketch == (
         "# TFRecordReader: the chain yields records without the reader's keys; rebuild them if the batch used them\n"
         'dataset = (tf.data.Dataset.from_tensor_slices(["a.tfr"]).shuffle(len(["a.tfr"])).repeat(3)\n'
@@ -167,16 +166,16 @@ def test_the_pipeline_follows_the_data_not_the_lines(tmp_path):
         '    .map(lambda record: tf.io.parse_single_example(record, {"x": tf.FixedLenFeature([], tf.string)}))\n'
         "    .map(lambda record: tf.io.decode_png(record, channels=1), num_parallel_calls=2)\n"
         "    .shuffle(100)\n    .batch(16, drop_remainder=True)\n    .prefetch(tf.data.AUTOTUNE))")
-    assert "sketch to review" in migrate_report.text([result])
+    assert "sketch to review" in report.text([result])
     reader = next(c for c in result.calls if c.api == "TFRecordReader")
-    assert any("rebuild it" in p and "key" in p for p in migrate.pitfalls(reader))  # the key tf.data does not give
+    assert any("rebuild it" in p and "key" in p for p in scanner.pitfalls(reader))  # the key tf.data does not give
 
 
 def test_a_helper_called_from_two_pipelines_does_not_join_them(tmp_path):
     code = ("import tensorflow as tf\ndef read(files):\n    q = tf.train.string_input_producer(files)\n"
             "    return tf.TFRecordReader().read(q)[1]\n"
             "a = tf.train.batch([read(['a'])], 4)\nb = tf.train.shuffle_batch([read(['b'])], 4, 50, 10)\n")
-    pipelines = [[f"{c.api}@{c.line}" for c in p] for p in migrate.pipelines(scan(tmp_path, code))]
+    pipelines = [[f"{c.api}@{c.line}" for c in p] for p in scanner.pipelines(scan(tmp_path, code))]
     assert pipelines == [["string_input_producer@3", "TFRecordReader@4", "batch@5"],
                          ["string_input_producer@3", "TFRecordReader@4", "shuffle_batch@6"]]
 
@@ -185,7 +184,7 @@ def test_a_hand_built_queue_takes_what_its_runner_enqueues(tmp_path):
     code = ("import tensorflow as tf\nq = tf.train.string_input_producer(files)\nx = tf.TFRecordReader().read(q)\n"
             "rq = tf.RandomShuffleQueue(100, 10, [tf.string])\nenq = rq.enqueue(x)\n"
             "tf.train.add_queue_runner(tf.train.QueueRunner(rq, [enq] * 4))\nbatch = rq.dequeue_many(8)\n")
-    (pipeline,) = migrate.pipelines(scan(tmp_path, code))
+    (pipeline,) = scanner.pipelines(scan(tmp_path, code))
     assert [c.api for c in pipeline] == ["string_input_producer", "TFRecordReader", "RandomShuffleQueue",
                                          "QueueRunner", "add_queue_runner"]
 
@@ -199,12 +198,12 @@ def test_a_notebook_with_magics_and_a_broken_cell_is_still_reported(tmp_path):
     notebook(tmp_path / "old.ipynb", "%matplotlib inline\n!pip install tensorflow==1.15\nfiles = !ls *.tfr",
              "import tensorflow as tf\nq = tf.train.string_input_producer(files)", "def broken(:\n    pass",
              "%%bash\necho not python", "r = tf.TFRecordReader()\n_, v = r.read(q)\nb = tf.train.batch([v], 2)")
-    result = migrate.scan_file(tmp_path / "old.ipynb", "old.ipynb")
+    result = scanner.scan_file(tmp_path / "old.ipynb", "old.ipynb")
     assert [(c.cell, c.line, c.api) for c in result.calls] == [(1, 2, "string_input_producer"),
                                                                (4, 1, "TFRecordReader"), (4, 3, "batch")]
     assert result.errors == [{"cell": 2, "line": 1, "message": "cannot parse: invalid syntax"}]
-    assert len(migrate.pipelines(result)) == 1
-    assert "ERROR old.ipynb, cell 2, line 1: cannot parse" in migrate_report.text([result])
+    assert len(scanner.pipelines(result)) == 1
+    assert "ERROR old.ipynb, cell 2, line 1: cannot parse" in report.text([result])
 
 
 def test_exit_status_and_a_syntax_error_named_with_its_line(tmp_path, capsys):
@@ -223,7 +222,7 @@ def test_exit_status_and_a_syntax_error_named_with_its_line(tmp_path, capsys):
 def test_binary_file_missing_path_and_empty_folder(tmp_path, capsys):
     (tmp_path / "blob.py").write_bytes(b"\x00\x01\x02 binary")
     (tmp_path / "empty").mkdir()
-    assert migrate.scan_file(tmp_path / "blob.py").errors == [{"line": 0,
+    assert scanner.scan_file(tmp_path / "blob.py").errors == [{"line": 0,
                                                                "message": "not a text file (binary content)"}]
     assert cli(["migrate", str(tmp_path / "blob.py")]) == 2
     assert cli(["migrate", str(tmp_path / "nowhere")]) == 2
@@ -236,13 +235,13 @@ def test_binary_file_missing_path_and_empty_folder(tmp_path, capsys):
 def test_json_and_markdown_formats(tmp_path, capsys):
     (tmp_path / "old.py").write_text(PIPELINE)
     assert cli(["migrate", str(tmp_path), "--format", "json"]) == 1
-    report = json.loads(capsys.readouterr().out)
-    assert report["exit_status"] == 1 and report["counts"]["pipelines"] == 2
-    call = next(c for c in report["files"][0]["calls"] if c["api"] == "shuffle_batch")
+    found = json.loads(capsys.readouterr().out)
+    assert found["exit_status"] == 1 and found["counts"]["pipelines"] == 2
+    call = next(c for c in found["files"][0]["calls"] if c["api"] == "shuffle_batch")
     assert call["line"] == 11 and call["args"] == ["[image]", "16", "200", "100", "num_threads=2"]
     path, anchor = call["proved_in"][0]["href"].split("#")
-    assert (ROOT / path).exists() and anchor == migration.anchor(call["proved_in"][0]["where"].split("#")[1])
-    assert report["files"][0]["pipelines"][0]["note"] == migrate_report.SKETCH_NOTE
+    assert (ROOT / path).exists() and anchor == api_map.anchor(call["proved_in"][0]["where"].split("#")[1])
+    assert found["files"][0]["pipelines"][0]["note"] == report.SKETCH_NOTE
     assert cli(["migrate", str(tmp_path), "--format", "markdown"]) == 1
     markdown = capsys.readouterr().out
     assert "| where | TF1 call | tf.data | pitfalls | proved in |" in markdown
@@ -252,9 +251,9 @@ def test_json_and_markdown_formats(tmp_path, capsys):
 def test_a_progress_bar_on_large_folders_only(tmp_path, capsys):
     for i in range(3):
         (tmp_path / f"m{i}.py").write_text("x = 1\n")
-    migrate.scan_paths([str(tmp_path)])
+    scanner.scan_paths([str(tmp_path)])
     assert "scanning" not in capsys.readouterr().err
-    migrate.scan_paths([str(tmp_path)], progress_from=2)
+    scanner.scan_paths([str(tmp_path)], progress_from=2)
     assert "scanning" in capsys.readouterr().err
 
 
@@ -277,7 +276,7 @@ def test_the_real_files_are_the_published_ones_with_their_licence():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_real_pipelines_give_their_reviewed_reports(name):
-    result = migrate.scan_file(DATA / name)
+    result = scanner.scan_file(DATA / name)
     assert [[c.line, c.api, c.known] for c in result.calls] == EXPECTED[name]["calls"]
-    assert [[f"{c.api}@{c.line}" for c in p] for p in migrate.pipelines(result)] == EXPECTED[name]["pipelines"]
+    assert [[f"{c.api}@{c.line}" for c in p] for p in scanner.pipelines(result)] == EXPECTED[name]["pipelines"]
     assert result.errors == []

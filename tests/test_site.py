@@ -22,8 +22,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from browser_support import CHROMIUM, CHROMIUM_FLAGS, needs_chromium
 
-from tutorial_lib.classroom import migration, site
+from tutorial_lib.classroom import site
 from tutorial_lib.classroom.course import read, source, tags
+from tutorial_lib.migration import api_map
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "out" / "site-test"
@@ -62,13 +63,13 @@ def test_the_site_builds_with_no_problem_and_a_page_per_notebook(built):
 def test_migration_map_links_land_on_their_sections(built):
     out, _ = built
     page = site.parse((out / f"{site.MIGRATION_PAGE}.html").read_text())
-    for row in migration.MAP:
+    for row in api_map.MAP:
         if row.where.startswith("tests/"):
             continue
         stem, heading = row.where.split("#", 1)
-        href = f"{stem}.html#{migration.anchor(heading)}"
+        href = f"{stem}.html#{api_map.anchor(heading)}"
         assert href in page.links, f"the migration page has no link {href}"
-        assert migration.anchor(heading) in site.parse((out / f"{stem}.html").read_text()).ids
+        assert api_map.anchor(heading) in site.parse((out / f"{stem}.html").read_text()).ids
 
 
 def test_solutions_are_folded_and_widgets_are_static(built):

@@ -112,9 +112,9 @@ def _bench_pipelines(args: argparse.Namespace) -> int:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    from tutorial_lib.classroom import migrate_report
+    from tutorial_lib.migration import report
 
-    return migrate_report.main(args.paths, args.format, args.brief)
+    return report.main(args.paths, args.format, args.brief)
 
 
 def _serve(args: argparse.Namespace) -> int:

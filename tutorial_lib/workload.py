@@ -23,31 +23,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-STEP_COST_ENV = "TUTORIAL_STEP_COST"
+from tutorial_lib.models.scale import STEP_COST_ENV, scaled_units, step_cost_factor  # noqa: F401 -- re-exported
+
 # Notebooks 05 and 06 try these in order (2560: on one core, 05's step took 40 ms at 2048 and 160 ms at 3072).
 CANDIDATE_HIDDEN = (64, 256, 512, 1024, 1536, 2048, 2560, 3072, 4096, 6144, 8192, 12288, 16384)
 BATCH_SIZE = 64
 MIN_COST_MS = 0.2  # the smallest per-example delay a lesson adds (what a sleep can still resolve)
-
-
-def step_cost_factor() -> float:
-    """Return the TUTORIAL_STEP_COST factor (1 when unset); refuse a value that is not a positive number."""
-    raw = os.environ.get(STEP_COST_ENV, "").strip()
-    if not raw:
-        return 1.0
-    try:
-        factor = float(raw)
-    except ValueError:
-        factor = float("nan")
-    if not (factor > 0 and math.isfinite(factor)):
-        raise ValueError(f"{STEP_COST_ENV}={raw!r}: set it to a positive number (4 = a model step four times "
-                         "slower, 0.25 = four times cheaper) or unset it")
-    return factor
-
-
-def scaled_units(hidden_units: int) -> int:
-    """Return the hidden units a digit model really gets: `hidden_units` times the square root of the factor."""
-    return max(1, round(hidden_units * math.sqrt(step_cost_factor())))
 
 
 def cgroup_cpu_limit(root: str = "/sys/fs/cgroup") -> float | None:

@@ -1,4 +1,4 @@
-"""How fast the migration scanner (`classroom/migrate.py`) reads code: `python -m tutorial_lib bench migrate`
+"""How fast the migration scanner (`migration/scanner.py`) reads code: `python -m tutorial_lib bench migrate`
 writes N generated files (TF1 pipelines of several shapes, plain Python, a notebook now and then) to a
 temporary folder and times one scan of the folder, the progress bar off. Quoted in the README."""
 
@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tutorial_lib.classroom import migrate, migrate_report
+from tutorial_lib.migration import report, scanner
 
 PIPELINE = '''import tensorflow as tf
 
@@ -84,8 +84,8 @@ def measure(files: int = 1000) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         lines = write_corpus(Path(tmp), files)
         start = time.perf_counter()
-        scans = migrate.scan_paths([tmp], progress_from=files + 1)
-        counts = migrate_report.counts(scans)
+        scans = scanner.scan_paths([tmp], progress_from=files + 1)
+        counts = report.counts(scans)
         seconds = time.perf_counter() - start
     return {"files": len(scans), "lines": lines, "calls": counts["calls"], "pipelines": counts["pipelines"],
             "seconds": seconds, "files_per_s": len(scans) / seconds}

@@ -8,9 +8,6 @@
 * `execute` -- run notebooks in place (`make notebooks`) or N times to measure their spread;
 * `machines` -- run them as on other machines: one core, a background load, a model step 4x slower or cheaper
   (`make machines`; `make test` runs 05 and 06 on one core);
-* `migration` -- notebook 10's map of TF1 input APIs to their tf.data forms, every row checked;
-* `migrate`, `migrate_table`, `migrate_report` -- the scanner: TF1 input calls in your own code, their tf.data
-  forms (a table built from the map), pipelines in order; text, JSON or Markdown (`python -m tutorial_lib migrate`);
 * `nbgrader_course` -- the course as nbgrader assignments (`make nbgrader`) and their round-trip check.
 
 The names tests and tools use most are also available here as `classroom.<name>`.

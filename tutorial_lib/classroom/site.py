@@ -31,8 +31,8 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 
 from tutorial_lib import plots
-from tutorial_lib.classroom import migration
 from tutorial_lib.classroom.course import COURSE, NOTEBOOK_DIR, SUMMARIES, launch_links, read, source, tags
+from tutorial_lib.migration import api_map
 
 ROOT = NOTEBOOK_DIR.parent
 TITLE = "Data into TensorFlow"
@@ -233,7 +233,7 @@ def migration_page(stems: set[str]) -> str:
     """Return the migration map's page, its links pointing at the notebook pages' sections."""
     return (f"# The migration map: TF1 to `tf.data`\n\nEach TF1 input API the course uses, its `tf.data` / eager "
             f"form, and the section where a cell asserts that both give the same data.\n\n"
-            f"{rewrite_links(migration.table(), NOTEBOOK_DIR, stems)}\n")
+            f"{rewrite_links(api_map.table(), NOTEBOOK_DIR, stems)}\n")
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -409,15 +409,15 @@ def _launch_problems(out: Path, pages: dict, stems: set[str]) -> list[str]:
 
 def _migration_problems(out: Path, pages: dict, stems: set[str]) -> list[str]:
     problems = []
-    for row in migration.MAP:
+    for row in api_map.MAP:
         if row.where.startswith("tests/"):
             continue
         stem, heading = row.where.split("#", 1)
         page = out / f"{stem}.html"
         if stem not in stems or page not in pages:
             problems.append(f"migration map: {row.tf1} points to {stem}, which is not a page of the site")
-        elif migration.anchor(heading) not in pages[page].ids:
-            problems.append(f"migration map: no anchor {migration.anchor(heading)!r} on {page.name}")
+        elif api_map.anchor(heading) not in pages[page].ids:
+            problems.append(f"migration map: no anchor {api_map.anchor(heading)!r} on {page.name}")
     return problems
 
 
@@ -430,7 +430,7 @@ def _add_jupyterlab_anchors(app, doctree) -> None:
 
     used = {i for node in doctree.findall(nodes.Element) for i in node.get("ids", [])}
     for section in doctree.findall(nodes.section):
-        anchor = migration.anchor(section[0].astext())
+        anchor = api_map.anchor(section[0].astext())
         if anchor and anchor not in used:
             section["ids"].append(anchor)
             used.add(anchor)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -220,6 +221,14 @@ def not_graded(student: str, points: dict[str, float], reason: str, sealed: bool
     return outcome
 
 
+def course_id_of(course: Path) -> str:
+    """The course id in the course's nbgrader_config.py (nbgrader's default, "default_course", when it sets none)."""
+    config = course / "nbgrader_config.py"
+    found = re.search(r"^c\.CourseDirectory\.course_id\s*=\s*['\"]([^'\"]+)['\"]", config.read_text(), re.M) \
+        if config.is_file() else None
+    return found.group(1) if found else "default_course"
+
+
 def write_gradebook(course: Path, assignment: str, outcomes: list[Outcome], course_id: str) -> None:
     """Record each test cell's auto_score as `nbgrader autograde` does (a manual score already given is kept)."""
     import warnings
@@ -259,7 +268,6 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
                      course_id: str | None = None, progress=print, unsealed: bool = False) -> list[Outcome]:
     """Grade every submission of an assignment in parallel, each sealed (unless `unsealed`), and write the
     gradebook; return each outcome. Raises Unsealable (one line) when sealing is not possible and not waived."""
-    from tutorial_lib.classroom.nbgrader_course import COURSE_ID
     from tutorial_lib.grading import seal
 
     if not unsealed:
@@ -322,7 +330,7 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
                                "from the copy taken before grading and nothing was recorded. Reinstall the course "
                                "library if it changed, and grade again from an account that holds nothing else.")
         outcomes = [results[student][0] for student in found]
-        write_gradebook(course, assignment, outcomes, course_id or COURSE_ID)
+        write_gradebook(course, assignment, outcomes, course_id or course_id_of(course))
         written = [gradebook]
         for student in found:
             outcome, graded = results[student]

@@ -21,13 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from tutorial_lib.grading import tfdata
+
 MAX_TEXT = 64 * 2**20  # the most JSON one answer may send back
 MAX_DEPTH = 32
 DTYPE_KINDS = "biufU"  # bool, signed and unsigned ints, floats, text
-DATASET_ITEMS = 10_000  # the most elements of a dataset the kernel reads and sends
-DATASET_BYTES = 24 * 2**20  # ... and the most bytes of values
-TF_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-             "float32", "float64", "string")
 
 
 class EncodeError(TypeError):
@@ -107,8 +105,6 @@ def _encode(value: Any, args: tuple, depth: int, files: bool = False) -> Any:
         return {"RG": [value.start, value.stop, value.step]}
     tf = sys.modules.get("tensorflow")
     if tf is not None:
-        from tutorial_lib.grading import tfdata
-
         found = tfdata.encode_tf(value, tf, lambda item: _encode(item, (), depth + 1))
         if found is not None:
             return found
@@ -187,8 +183,6 @@ def _decode(tree: Any, args: tuple, depth: int, files_to: Path | None = None) ->
             and all(type(v) is str for v in body):
         return _write_file(files_to, *body)
     if tag in ("DT", "TT", "DS"):
-        from tutorial_lib.grading import tfdata
-
         return tfdata.decode_tf(tag, body, lambda item: _decode(item, (), depth + 1))
     raise DecodeError(f"unknown or malformed {tag!r}")
 

@@ -20,8 +20,8 @@ import json
 import os
 import secrets
 import tempfile
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np

@@ -31,8 +31,8 @@ import pwd
 import shutil
 import signal
 import subprocess
-import tempfile
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -1,7 +1,7 @@
-"""TensorFlow values across the grading boundary: a dtype, an eager tensor, a dataset, as data (see `codec`).
+"""TensorFlow values across the grading boundary: a dtype, an eager tensor, a dataset, as data (used by `codec`).
 
 In the kernel, `encode_tf` writes a `tf.data.Dataset` as its element spec, the elements it yields (read there, at
-most `codec.DATASET_ITEMS`), how the reading ended (the end, an error, or the grader's limit), whether it may
+most `DATASET_ITEMS`), how the reading ended (the end, an error, or the grader's limit), whether it may
 reorder (`deterministic=False`) and its serialized graph. In the grader, `decode_tf` checks all of it against the
 spec and rebuilds a dataset of its own (`Dataset.from_generator` over the values it decoded, then the error, if
 any, as a real TensorFlow error): a checker reads from it what the answer's pipeline yielded. The graph is only
@@ -11,13 +11,21 @@ parsed (`core.dataset_graph` reads its stages), never run.
 from __future__ import annotations
 
 import base64
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from tutorial_lib.grading import codec
-
 GRAPH_BYTES = 8 * 2**20  # a larger graph (big constants inside) is not sent; its stages are then unknown
+DATASET_ITEMS = 10_000  # the most elements of a dataset the kernel reads and sends
+DATASET_BYTES = 24 * 2**20  # ... and the most bytes of values
+MAX_DEPTH = 32  # the deepest element spec read
+TF_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+             "float32", "float64", "string")
+
+
+class Malformed(ValueError):
+    """What came back is not a TensorFlow value as `encode_tf` writes it (codec.decode reports it as DecodeError)."""
 
 
 def encode_tf(value: Any, tf: Any, encode_item: Callable[[Any], Any]) -> Any:
@@ -33,7 +41,7 @@ def encode_tf(value: Any, tf: Any, encode_item: Callable[[Any], Any]) -> Any:
 
 def _spec_tree(spec: Any, tf: Any) -> Any:
     """An element spec as data: TensorSpecs in tuples, lists and dicts (None when it holds anything else)."""
-    if type(spec) is tf.TensorSpec and spec.dtype.name in codec.TF_DTYPES:
+    if type(spec) is tf.TensorSpec and spec.dtype.name in TF_DTYPES:
         return {"TS": [spec.dtype.name, spec.shape.as_list() if spec.shape.rank is not None else None]}
     if isinstance(spec, tuple | list):
         parts = [_spec_tree(part, tf) for part in spec]
@@ -52,7 +60,7 @@ def _encode_dataset(dataset: Any, tf: Any, encode_item: Callable[[Any], Any]) ->
     items, size, ended, error = [], 0, False, None
     try:
         iterator = iter(dataset.as_numpy_iterator())
-        while len(items) < codec.DATASET_ITEMS and size < codec.DATASET_BYTES:
+        while len(items) < DATASET_ITEMS and size < DATASET_BYTES:
             try:
                 element = next(iterator)
             except StopIteration:
@@ -86,33 +94,33 @@ def _plain(element: Any) -> Any:
 
 
 def decode_tf(tag: str, body: Any, decode_item: Callable[[Any], Any]) -> Any:
-    """A fresh TensorFlow value of the grader's own from its JSON form (codec.DecodeError when malformed)."""
+    """A fresh TensorFlow value of the grader's own from its JSON form (Malformed when malformed)."""
     from tutorial_lib.env import import_tensorflow
 
     tf = import_tensorflow()
-    if tag == "DT" and body in codec.TF_DTYPES:
+    if tag == "DT" and body in TF_DTYPES:
         return tf.dtypes.as_dtype(body)
-    if tag == "TT" and type(body) is list and len(body) == 2 and body[0] in codec.TF_DTYPES:
+    if tag == "TT" and type(body) is list and len(body) == 2 and body[0] in TF_DTYPES:
         values = decode_item(body[1])
         if type(values) is not np.ndarray:
-            raise codec.DecodeError("a tensor's values are not an array")
+            raise Malformed("a tensor's values are not an array")
         _expect_leaf(values, tf.TensorSpec(values.shape, tf.dtypes.as_dtype(body[0])), tf)
         return tf.constant(values, dtype=body[0])
     if tag == "DS" and type(body) is dict:
         return _rebuild_dataset(body, tf, decode_item)
-    raise codec.DecodeError(f"malformed {tag!r}")
+    raise Malformed(f"malformed {tag!r}")
 
 
 def _spec(tree: Any, tf: Any, depth: int = 0) -> Any:
     """An element spec from its data form."""
-    if depth > codec.MAX_DEPTH or type(tree) is not dict or len(tree) != 1:
-        raise codec.DecodeError("a malformed element spec")
+    if depth > MAX_DEPTH or type(tree) is not dict or len(tree) != 1:
+        raise Malformed("a malformed element spec")
     (tag, body), = tree.items()
-    if tag == "TS" and type(body) is list and len(body) == 2 and body[0] in codec.TF_DTYPES:
+    if tag == "TS" and type(body) is list and len(body) == 2 and body[0] in TF_DTYPES:
         shape = body[1]
-        if shape is not None and (type(shape) is not list or len(shape) > codec.MAX_DEPTH or not all(
+        if shape is not None and (type(shape) is not list or len(shape) > MAX_DEPTH or not all(
                 n is None or (type(n) is int and n >= 0) for n in shape)):
-            raise codec.DecodeError("a malformed shape in an element spec")
+            raise Malformed("a malformed shape in an element spec")
         return tf.TensorSpec(shape, tf.dtypes.as_dtype(body[0]))
     if tag in ("T", "L") and type(body) is list:
         parts = [_spec(part, tf, depth + 1) for part in body]
@@ -120,29 +128,29 @@ def _spec(tree: Any, tf: Any, depth: int = 0) -> Any:
     if tag == "D" and type(body) is list and all(type(p) is list and len(p) == 2 and type(p[0]) is str
                                                   for p in body):
         return {k: _spec(v, tf, depth + 1) for k, v in body}
-    raise codec.DecodeError("a malformed element spec")
+    raise Malformed("a malformed element spec")
 
 
 def _expect_leaf(value: Any, spec: Any, tf: Any) -> np.ndarray:
     """The value of one tensor of an element, checked against its spec (dtype and shape)."""
     if type(value) is not np.ndarray:
-        raise codec.DecodeError("an element's value is not an array")
+        raise Malformed("an element's value is not an array")
     if spec.dtype == tf.string:
         if value.dtype.kind != "O":
-            raise codec.DecodeError("a text tensor's value is not bytes")
+            raise Malformed("a text tensor's value is not bytes")
     elif value.dtype != np.dtype(spec.dtype.as_numpy_dtype):
-        raise codec.DecodeError(f"an element of dtype {value.dtype} where the spec says {spec.dtype.name}")
+        raise Malformed(f"an element of dtype {value.dtype} where the spec says {spec.dtype.name}")
     if not spec.shape.is_compatible_with(value.shape):
-        raise codec.DecodeError(f"an element of shape {list(value.shape)} where the spec says {spec.shape}")
+        raise Malformed(f"an element of shape {list(value.shape)} where the spec says {spec.shape}")
     return value
 
 
 def _rebuild_dataset(body: dict, tf: Any, decode_item: Callable[[Any], Any]) -> Any:
     """The grader's own dataset yielding the elements the kernel read, then ending as the kernel's reading did."""
     if sorted(body) != ["deterministic", "ended", "error", "graph", "items", "spec"] or type(body["items"]) is not \
-            list or len(body["items"]) > codec.DATASET_ITEMS or body["deterministic"] not in (True, False, None) \
+            list or len(body["items"]) > DATASET_ITEMS or body["deterministic"] not in (True, False, None) \
             or type(body["ended"]) is not bool:
-        raise codec.DecodeError("a malformed dataset")
+        raise Malformed("a malformed dataset")
     spec = _spec(body["spec"], tf)
     flat_spec = tf.nest.flatten(spec)
     items = []
@@ -151,16 +159,16 @@ def _rebuild_dataset(body: dict, tf: Any, decode_item: Callable[[Any], Any]) -> 
         try:
             tf.nest.assert_same_structure(element, spec, check_types=False)
         except (TypeError, ValueError):
-            raise codec.DecodeError("an element whose structure is not the spec's") from None
+            raise Malformed("an element whose structure is not the spec's") from None
         leaves = [_expect_leaf(value, leaf_spec, tf) for value, leaf_spec in zip(tf.nest.flatten(element),
                                                                                    flat_spec, strict=True)]
         items.append(tf.nest.pack_sequence_as(spec, leaves))
     error = body["error"]
     if error is not None and not (type(error) is list and len(error) == 2 and all(type(e) is str for e in error)):
-        raise codec.DecodeError("a malformed error")
+        raise Malformed("a malformed error")
     graph = body["graph"]
     if graph is not None and (type(graph) is not str or len(graph) > 2 * GRAPH_BYTES):
-        raise codec.DecodeError("a malformed graph")
+        raise Malformed("a malformed graph")
 
     def replay() -> Any:
         yield from items

@@ -1,7 +1,7 @@
 """Small digit classifiers used where the model is not the lesson (notebooks 05 and 06; dashboards, benchmarks,
 `workload`).
 
-Every model here is built with `workload.scaled_units(hidden_units)` hidden units: exactly `hidden_units`
+Every model here is built with `models.scale.scaled_units(hidden_units)` hidden units: exactly `hidden_units`
 unless the TUTORIAL_STEP_COST setting asks for a slower or cheaper step (see `tutorial_lib.workload`).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tutorial_lib.env import import_tensorflow
-from tutorial_lib.workload import scaled_units
+from tutorial_lib.models.scale import scaled_units
 
 tf = import_tensorflow()
 v1 = tf.compat.v1

@@ -1,8 +1,8 @@
 """The code scanner's table: for each TF1 input call or argument of the migration map, its `tf.data` form with the
 call's own arguments filled in, and the pitfalls that differ.
 
-The keys are exactly the names in `migration.COVERS` (the map stays the single source: `KNOWN` is built from it,
-and tests/test_migrate.py fails when a row has no entry here). Used by `classroom/migrate.py`
+The keys are exactly the names in `api_map.COVERS` (the map stays the single source: `KNOWN` is built from it,
+and tests/test_migrate.py fails when a row has no entry here). Used by `migration/scanner.py`
 (`python -m tutorial_lib migrate`, notebook 10).
 """
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tutorial_lib.classroom import migration
+from tutorial_lib.migration import api_map
 
 Args = dict[str, str]  # parameter name -> argument as written ("*0" for a `*args`, "**0" for a `**kwargs`)
 
@@ -336,14 +336,14 @@ class Known:
 
     name: str
     spec: Spec
-    row: migration.Row
+    row: api_map.Row
 
 
 def known() -> dict[str, Known]:
     """Return the scanner's table, built from the migration map: every name a row covers, with its spec."""
     table = {}
-    for row in migration.MAP:
-        for name in migration.COVERS.get(row.tf1, ()):
+    for row in api_map.MAP:
+        for name in api_map.COVERS.get(row.tf1, ()):
             if name in SPECS:
                 table[name] = Known(name, SPECS[name], row)
     return table
@@ -351,12 +351,12 @@ def known() -> dict[str, Known]:
 
 def missing() -> list[str]:
     """Return what keeps the map and the table apart: rows covering nothing, names without a spec (empty: none)."""
-    found = [f"row {row.tf1!r} covers no call (add it to migration.COVERS)" for row in migration.MAP
-             if not migration.COVERS.get(row.tf1)]
-    for row in migration.MAP:
-        found += [f"{name!r} (row {row.tf1!r}) has no scanner spec" for name in migration.COVERS.get(row.tf1, ())
+    found = [f"row {row.tf1!r} covers no call (add it to api_map.COVERS)" for row in api_map.MAP
+             if not api_map.COVERS.get(row.tf1)]
+    for row in api_map.MAP:
+        found += [f"{name!r} (row {row.tf1!r}) has no scanner spec" for name in api_map.COVERS.get(row.tf1, ())
                   if name not in SPECS]
-    covered = {name for names in migration.COVERS.values() for name in names}
+    covered = {name for names in api_map.COVERS.values() for name in names}
     found += [f"scanner spec {name!r} is in no map row" for name in SPECS if name not in covered]
     return found
 
@@ -366,4 +366,4 @@ def href(where: str) -> str:
     if where.startswith("tests/"):
         return where
     stem, heading = where.split("#", 1)
-    return f"notebooks/{stem}.ipynb#{migration.anchor(heading)}"
+    return f"notebooks/{stem}.ipynb#{api_map.anchor(heading)}"

@@ -83,7 +83,7 @@ MAP = [
 
 
 # The TF1 calls and arguments each row covers, by the row's TF1 column: the keys of the code scanner's table
-# (`classroom/migrate.py`, `python -m tutorial_lib migrate`). tests/test_migrate.py fails when a row has none.
+# (`migration/scanner.py`, `python -m tutorial_lib migrate`). tests/test_migrate.py fails when a row has none.
 COVERS: dict[str, tuple[str, ...]] = {
     "`placeholder` + `feed_dict`": ("placeholder", "placeholder_with_default", "feed_dict"),
     "`string_input_producer(files, shuffle, num_epochs)`": ("string_input_producer", "input_producer"),

@@ -1,4 +1,4 @@
-"""The migration report: what `classroom/migrate.py` found, as text (default), JSON (for tools) or Markdown (for a
+"""The migration report: what `migration/scanner.py` found, as text (default), JSON (for tools) or Markdown (for a
 pull request), and the exit status of `python -m tutorial_lib migrate` (0 nothing found, 1 TF1 input calls found,
 2 a file or cell that cannot be parsed). Notebook 10 prints the text form.
 """
@@ -8,13 +8,12 @@ from __future__ import annotations
 import json
 import sys
 
-from tutorial_lib.classroom import migrate, migration
-from tutorial_lib.classroom import migrate_table as table
+from tutorial_lib.migration import api_map, scanner, table
 
 SKETCH_NOTE = "sketch to review: built from the calls' arguments as written, not run"
 
 
-def where(call: migrate.Call) -> str:
+def where(call: scanner.Call) -> str:
     """Return a call's place: "line 12", or "cell 3, line 2" in a notebook."""
     return f"cell {call.cell}, line {call.line}" if call.cell >= 0 else f"line {call.line}"
 
@@ -24,47 +23,47 @@ def error_place(error: dict) -> str:
     return (f"cell {error['cell']}, line {error['line']}" if "cell" in error else f"line {error['line']}")
 
 
-def call_dict(call: migrate.Call) -> dict:
+def call_dict(call: scanner.Call) -> dict:
     """Return one call as plain data."""
     found = {"line": call.line, "api": call.api, "written": call.written, "known": call.known, "kind": call.kind,
              "args": call.shown,
-             "tf_data": migrate.form(call), "pitfalls": migrate.pitfalls(call),
+             "tf_data": scanner.form(call), "pitfalls": scanner.pitfalls(call),
              "proved_in": [{"tf1": row.tf1, "where": row.where, "href": table.href(row.where)}
-                           for row in migrate.rows(call)]}
+                           for row in scanner.rows(call)]}
     if call.cell >= 0:
         found["cell"] = call.cell
     return found
 
 
-def step_dict(call: migrate.Call) -> dict:
+def step_dict(call: scanner.Call) -> dict:
     """Return one pipeline step as plain data."""
     return {"line": call.line, "api": call.api, "kind": call.kind, **({"cell": call.cell} if call.cell >= 0 else {})}
 
 
-def file_dict(scan: migrate.Scan) -> dict:
+def file_dict(scan: scanner.Scan) -> dict:
     """Return one file's report as plain data."""
     return {"path": scan.path, "calls": [call_dict(c) for c in scan.calls],
-            "pipelines": [{"steps": [step_dict(c) for c in p], "sketch": migrate.sketch(p), "note": SKETCH_NOTE}
-                          for p in migrate.pipelines(scan)],
+            "pipelines": [{"steps": [step_dict(c) for c in p], "sketch": scanner.sketch(p), "note": SKETCH_NOTE}
+                          for p in scanner.pipelines(scan)],
             "errors": scan.errors}
 
 
-def counts(scans: list[migrate.Scan]) -> dict:
+def counts(scans: list[scanner.Scan]) -> dict:
     """Return the totals: files, files with TF1 input calls, calls, unknown calls, pipelines, errors."""
     return {"files": len(scans), "files_with_calls": sum(1 for s in scans if input_calls(s)),
             "calls": sum(len(input_calls(s)) for s in scans),
             "unknown": sum(1 for s in scans for c in s.calls if not c.known),
-            "pipelines": sum(len(migrate.pipelines(s)) for s in scans),
+            "pipelines": sum(len(scanner.pipelines(s)) for s in scans),
             "errors": sum(len(s.errors) for s in scans)}
 
 
-def input_calls(scan: migrate.Scan) -> list[migrate.Call]:
+def input_calls(scan: scanner.Scan) -> list[scanner.Call]:
     """Return the TF1 input calls of a file: known ones with a map row, and unknown ones (not the ops that keep
     their form, such as `decode_jpeg`)."""
     return [c for c in scan.calls if not c.known or c.api not in table.SAME_OPS]
 
 
-def exit_status(scans: list[migrate.Scan]) -> int:
+def exit_status(scans: list[scanner.Scan]) -> int:
     """Return 2 when a file (or a notebook cell) could not be read or parsed, else 1 when TF1 input calls were
     found, else 0."""
     if any(s.errors for s in scans):
@@ -72,19 +71,19 @@ def exit_status(scans: list[migrate.Scan]) -> int:
     return 1 if any(input_calls(s) for s in scans) else 0
 
 
-def summary_line(scans: list[migrate.Scan]) -> str:
+def summary_line(scans: list[scanner.Scan]) -> str:
     """Return the one-line summary."""
     n = counts(scans)
     return (f"{n['files']} file(s) scanned: {n['calls']} TF1 input call(s) in {n['files_with_calls']} file(s) "
             f"({n['unknown']} unknown), {n['pipelines']} pipeline(s), {n['errors']} error(s)")
 
 
-def proved_text(call: migrate.Call) -> list[str]:
+def proved_text(call: scanner.Call) -> list[str]:
     """Return the "proved in" lines of a call."""
     return [f"{link['where'].replace('#', ' · ')} ({link['href']})" for link in call_dict(call)["proved_in"]]
 
 
-def text(scans: list[migrate.Scan], verbose: bool = True) -> str:
+def text(scans: list[scanner.Scan], verbose: bool = True) -> str:
     """Return the report as readable text."""
     lines = []
     for scan in scans:
@@ -100,18 +99,18 @@ def text(scans: list[migrate.Scan], verbose: bool = True) -> str:
                 continue
             lines.append(f"  {where(call)}: {call.written}({args})  [{call.kind}]")
             if verbose:
-                lines += [f"      tf.data: {step}" for step in migrate.form(call)]
-                lines += [f"      pitfall: {p}" for p in migrate.pitfalls(call)]
+                lines += [f"      tf.data: {step}" for step in scanner.form(call)]
+                lines += [f"      pitfall: {p}" for p in scanner.pitfalls(call)]
                 lines += [f"      proved in: {p}" for p in proved_text(call)]
-        for i, pipeline in enumerate(migrate.pipelines(scan), 1):
+        for i, pipeline in enumerate(scanner.pipelines(scan), 1):
             lines.append(f"  pipeline {i}: " + " -> ".join(f"{c.api} ({where(c)})" for c in pipeline))
             lines.append(f"    tf.data ({SKETCH_NOTE}):")
-            lines += ["      " + line for line in migrate.sketch(pipeline).splitlines()]
+            lines += ["      " + line for line in scanner.sketch(pipeline).splitlines()]
     lines.append(summary_line(scans))
     return "\n".join(lines)
 
 
-def markdown(scans: list[migrate.Scan]) -> str:
+def markdown(scans: list[scanner.Scan]) -> str:
     """Return the report as Markdown, for a pull request."""
     out = ["## TF1 input pipeline migration report", "", summary_line(scans), ""]
     for scan in scans:
@@ -127,19 +126,19 @@ def markdown(scans: list[migrate.Scan]) -> str:
                          "<br>".join(f"`{s}`" if s.startswith((".", "tf.")) else s for s in data["tf_data"])
                          or "**unknown**: not in the migration map",
                          "<br>".join(data["pitfalls"]),
-                         "<br>".join(migration.link(link["where"]).replace("](", "](notebooks/")
+                         "<br>".join(api_map.link(link["where"]).replace("](", "](notebooks/")
                                      if not link["where"].startswith("tests/") else link["href"]
                                      for link in data["proved_in"])]
                 out.append("| " + " | ".join(c.replace("|", "\\|") if i > 1 else c for i, c in enumerate(cells))
                            + " |")
             out.append("")
-        for i, pipeline in enumerate(migrate.pipelines(scan), 1):
+        for i, pipeline in enumerate(scanner.pipelines(scan), 1):
             out += [f"**Pipeline {i}:** " + " → ".join(f"`{c.api}` ({where(c)})" for c in pipeline), "",
-                    f"*{SKETCH_NOTE}:*", "", "```python", migrate.sketch(pipeline), "```", ""]
+                    f"*{SKETCH_NOTE}:*", "", "```python", scanner.sketch(pipeline), "```", ""]
     return "\n".join(out)
 
 
-def as_json(scans: list[migrate.Scan]) -> str:
+def as_json(scans: list[scanner.Scan]) -> str:
     """Return the report as JSON: the files, the totals and the exit status."""
     return json.dumps({"files": [file_dict(s) for s in scans], "counts": counts(scans),
                        "exit_status": exit_status(scans)}, indent=1, ensure_ascii=False)
@@ -147,7 +146,7 @@ def as_json(scans: list[migrate.Scan]) -> str:
 
 def main(paths: list[str], fmt: str = "text", brief: bool = False) -> int:
     """Scan the paths, print the report in the chosen format, return the exit status."""
-    scans = migrate.scan_paths(paths)
+    scans = scanner.scan_paths(paths)
     if not scans:
         print(f"no .py or .ipynb files under {' '.join(paths)}", file=sys.stderr)
     if fmt == "json":

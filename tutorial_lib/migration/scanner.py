@@ -3,7 +3,7 @@
 `python -m tutorial_lib migrate PATH...` (and notebook 10's section "Your own code: the migration report") read
 the code with `ast` (no TensorFlow import), find every TF1 input call under any import style, follow the data
 from call to call (assignments, function returns and arguments) to put each pipeline in order, and give each
-call's `tf.data` form from the table in `migrate_table` (built from the migration map). The report's formats
+call's `tf.data` form from the table in `table` (built from the migration map). The report's formats
 are in `migrate_report`.
 """
 
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tutorial_lib.classroom import migrate_table as table
+from tutorial_lib.migration import table
 
 SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", ".ipynb_checkpoints", "node_modules", ".tox", ".mypy_cache"}
 # Where an unknown TensorFlow call still counts as a TF1 input call (it is listed, never dropped).
