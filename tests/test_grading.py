@@ -615,5 +615,5 @@ def test_the_guides_count_the_exercises_judged_outside_the_kernel_as_the_grader_
     assert f"For these {inside} exercises" in guide
     listed = guide.split("For these")[1].split("**What a determined student")[0]
     assert set(re.findall(r"`(check_\w+)`", listed)) == checkers - set(remote.REMOTE)
-    readme = (ROOT / "README.md").read_text()
-    assert f"{outside} of the {len(checkers)} exercises judged outside it" in readme
+    commands = (ROOT / "CONTRIBUTING.md").read_text()
+    assert f"{outside} of the {len(checkers)} exercises judged outside it" in commands

@@ -1,4 +1,4 @@
-"""The house is easy to find one's way in: every module says what it is for, and the README's tree matches the code."""
+"""The house is easy to find one's way in: every module says what it is for, and CONTRIBUTING.md's tree matches the code."""
 
 import ast
 import re
@@ -9,8 +9,8 @@ PACKAGE = ROOT / "tutorial_lib"
 
 
 def readme_tree() -> str:
-    """Return the code block of the README's "Repository" section."""
-    section = (ROOT / "README.md").read_text().split("## Repository", 1)[1]
+    """Return the code block of the maintainer's guide's "Repository" section (CONTRIBUTING.md)."""
+    section = (ROOT / "CONTRIBUTING.md").read_text().split("## Repository", 1)[1]
     return section.split("```", 2)[1]
 
 
@@ -25,12 +25,12 @@ def test_the_readme_tree_names_every_package_and_module_and_nothing_else():
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name in ("__init__.py", "__main__.py"):
             continue
-        assert path.stem in words, f"README's repository tree does not mention {path.relative_to(ROOT)}"
+        assert path.stem in words, f"CONTRIBUTING.md's repository tree does not mention {path.relative_to(ROOT)}"
     packages = {p.name for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
     listed = set(re.findall(r"(?<![.\w-])(\w+)/", tree)) - {"data", "notebooks", "tests", "tutorial_lib"}
-    assert listed == packages, f"README lists packages {sorted(listed)}, the code has {sorted(packages)}"
+    assert listed == packages, f"CONTRIBUTING.md lists packages {sorted(listed)}, the code has {sorted(packages)}"
     for name in re.findall(r"^\s+(\w+)\.py", tree, flags=re.M):
-        assert (PACKAGE / f"{name}.py").exists(), f"README lists tutorial_lib/{name}.py, which does not exist"
+        assert (PACKAGE / f"{name}.py").exists(), f"CONTRIBUTING.md lists tutorial_lib/{name}.py, which does not exist"
 
 
 def _imports() -> dict[str, set[str]]:

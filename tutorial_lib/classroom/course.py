@@ -90,8 +90,8 @@ def course_table(launch: bool = False) -> str:
         for name, url in launch_links(stem).items()) + " |" for stem in COURSE]
     return "\n".join(["| notebook | what you learn | open it |", "|---|---|---|", *rows,
                       "", f"All {len(COURSE)} notebooks are written. \"Open in Colab\" and \"Open in Kaggle\" open a "
-                      "notebook there; its first code cell installs the course (see \"Colab, Kaggle, VS Code\" "
-                      "below)."])
+                      "notebook there; its first code cell installs the course (see [Installing and running]"
+                      "(docs/install.md))."])
 
 
 def _readme_with_table(text: str) -> str:
