@@ -1,4 +1,5 @@
-"""The house is easy to find one's way in: every module says what it is for, and CONTRIBUTING.md's tree matches the code."""
+"""The house is easy to find one's way in: every module says what it is for, CONTRIBUTING.md's tree matches the code,
+and no module imports one that imports it back."""
 
 import ast
 import re

@@ -42,6 +42,8 @@ PAGES = {"readme": ROOT / "README.md", "install": ROOT / "docs" / "install.md",
          "accessibility": ROOT / "docs" / "accessibility.md", "contributing": ROOT / "CONTRIBUTING.md"}
 README_TITLE = f"# {TITLE}: the repository"  # the README's page, titled apart from the home page
 MIGRATION_PAGE = "migration"
+STATIC = Path(__file__).parent / "site_static"  # the site's own CSS and script
+STATIC_FILES = ("course.css", "course.js")
 DOWNLOADS = "downloads"  # the site's own copy of each notebook, for its "Download notebook" link
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 HIDE_TAG = "hide-input"  # myst-nb: the cell's code is collapsed behind a toggle, its output stays visible
@@ -77,6 +79,9 @@ html_permalinks_icon = "#"
 exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 suppress_warnings = ["mystnb.unknown_mime_type"]
 templates_path = ["_templates"]  # the theme's search button, with an accessible name that includes its visible text
+html_static_path = ["_static"]
+html_css_files = ["course.css"]  # reflow at 320 CSS px, a visible focus (site_static/course.css)
+html_js_files = ["course.js"]  # the menu and contents buttons, names for toggles and scrolling boxes, search announced
 '''
 # pydata-sphinx-theme's search button names itself "Search" (aria-label) while it shows "Search Ctrl+K": axe's
 # label-content-name-mismatch (WCAG 2.5.3). Without the aria-label its name is what it shows.
@@ -265,6 +270,8 @@ def write_source(src: Path) -> list[Path]:
     _write_if_changed(src / "conf.py", CONF.format(title=TITLE))
     _write_if_changed(src / "favicon.svg", FAVICON)
     _write_if_changed(src / "_templates" / "search-button-field.html", SEARCH_BUTTON)
+    for name in STATIC_FILES:
+        _write_if_changed(src / "_static" / name, (STATIC / name).read_text())
     _write_if_changed(src / "index.md", home_page(paths))
     _write_if_changed(src / f"{MIGRATION_PAGE}.md", migration_page(stems))
     for page, path in PAGES.items():
