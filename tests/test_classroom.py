@@ -71,9 +71,13 @@ def test_navigation_links_only_to_existing_notebooks(tmp_path):
 
 
 def test_instructor_guide_covers_every_notebook():
-    guide = (classroom.NOTEBOOK_DIR / "INSTRUCTORS.md").read_text()
+    from tutorial_lib.classroom.course import GUIDE_DIR
+
+    index = (classroom.NOTEBOOK_DIR / "INSTRUCTORS.md").read_text()
     for path in NOTEBOOKS:
-        assert f"### {path.stem}" in guide, f"INSTRUCTORS.md has no section for {path.stem}"
+        page = GUIDE_DIR / f"{path.stem}.md"
+        assert page.is_file() and page.read_text().startswith(f"# {path.stem} — "), f"no guide page for {path.stem}"
+        assert f"](../docs/instructors/{path.stem}.md)" in index, f"INSTRUCTORS.md does not link {page.name}"
 
 
 def test_course_tables_are_the_generated_ones():

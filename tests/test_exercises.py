@@ -57,9 +57,9 @@ def test_every_requirement_names_a_hint_its_checker_module_prints(name):
 
 
 def test_the_instructor_guide_gives_the_tables_counts():
-    from tutorial_lib.classroom.study_time import INSTRUCTORS
+    from tutorial_lib.classroom.course import CHECKERS_PAGE
 
-    assert mutation.counts_current(INSTRUCTORS, CASES, CHECKERS), \
+    assert mutation.counts_current(CHECKERS_PAGE, CASES, CHECKERS), \
         "run `python -m tutorial_lib check-checkers --write-counts`"
 
 

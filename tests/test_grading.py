@@ -473,10 +473,10 @@ def test_the_grade_command_grades_a_named_student_and_ends_with_a_summary(graded
 
 
 def test_the_instructor_guide_lists_every_attempt_with_the_score_the_suite_asserts():
-    guide = (ROOT / "notebooks" / "INSTRUCTORS.md").read_text()
+    guide = (ROOT / "docs" / "instructors" / "grading.md").read_text()
     rows = {line.split(" | ")[0].lstrip("| "): line for line in guide.splitlines() if line.startswith("| ")}
     for student, _assignment, _answers, lost, what in ATTEMPTS:
-        assert what in rows, f"INSTRUCTORS.md's red-team table lacks {student}: {what!r}"
+        assert what in rows, f"the guide's red-team table lacks {student}: {what!r}"
         points = 3 - len([t for t in lost if t not in FORGES_OWN.get(student, [])])
         assert f"| {points} of 3 |" in rows[what], (student, rows[what])
 
@@ -610,7 +610,7 @@ def test_the_guides_count_the_exercises_judged_outside_the_kernel_as_the_grader_
         checkers |= set(re.findall(r"exercises\.(check_\w+)\(", notebook.read_text()))
     outside, inside = len(remote.REMOTE), len(checkers - set(remote.REMOTE))
     assert set(remote.REMOTE) <= checkers
-    guide = (ROOT / "notebooks" / "INSTRUCTORS.md").read_text()
+    guide = (ROOT / "docs" / "instructors" / "grading.md").read_text()
     assert f"For {outside} exercises (`remote.REMOTE`" in guide and f"For the other {inside} exercises" in guide
     assert f"For these {inside} exercises" in guide
     listed = guide.split("For these")[1].split("**What a determined student")[0]

@@ -28,7 +28,8 @@ def test_the_readme_tree_names_every_package_and_module_and_nothing_else():
             continue
         assert path.stem in words, f"CONTRIBUTING.md's repository tree does not mention {path.relative_to(ROOT)}"
     packages = {p.name for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
-    listed = set(re.findall(r"(?<![.\w-])(\w+)/", tree)) - {"data", "notebooks", "tests", "tutorial_lib"}
+    listed = set(re.findall(r"(?<![.\w-])(\w+)/", tree)) - {"data", "docs", "instructors", "notebooks", "tests",
+                                                                    "tutorial_lib"}
     assert listed == packages, f"CONTRIBUTING.md lists packages {sorted(listed)}, the code has {sorted(packages)}"
     for name in re.findall(r"^\s+(\w+)\.py", tree, flags=re.M):
         assert (PACKAGE / f"{name}.py").exists(), f"CONTRIBUTING.md lists tutorial_lib/{name}.py, which does not exist"

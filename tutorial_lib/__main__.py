@@ -61,10 +61,10 @@ def _machines(args: argparse.Namespace) -> int:
 
 
 def _check_checkers(args: argparse.Namespace) -> int:
-    from tutorial_lib.classroom.study_time import INSTRUCTORS
+    from tutorial_lib.classroom.course import CHECKERS_PAGE
     from tutorial_lib.exercises import mutation
 
-    return mutation.main(args.cases, args.exercises, INSTRUCTORS if args.write_counts else None)
+    return mutation.main(args.cases, args.exercises, CHECKERS_PAGE if args.write_counts else None)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     checkers.add_argument("exercises", nargs="*", help="checker names (default: all), e.g. capacity")
     checkers.add_argument("--cases", default="tests", help="the folder of exercise_cases_*.py (default: tests)")
     checkers.add_argument("--write-counts", action="store_true", help="only rewrite the counts of requirements, "
-                          "mutants and right answers in notebooks/INSTRUCTORS.md (runs nothing)")
+                          "mutants and right answers in docs/instructors/checkers.md (runs nothing)")
     checkers.set_defaults(run=_check_checkers)
     serve = commands.add_parser("serve", help="run a tf.data service dispatcher or worker here (notebook 11)")
     serve.add_argument("kind", choices=["dispatcher", "worker"])

@@ -471,7 +471,7 @@ def map_cost(workload: Workload, repeats: int = 5) -> dict[str, float]:
 
 
 # Bounds of the required directions. Each sits outside the spread of 10 consecutive full runs (`make bench`) on
-# the 2-core test machine: TEN_RUNS holds (min, max) of each ratio; notebooks/INSTRUCTORS.md (notebook 10) the
+# the 2-core test machine: TEN_RUNS holds (min, max) of each ratio; docs/instructors/10_queues_to_tf_data.md the
 # medians too. The margin, bound against the nearest run, is in each comment. All are ratios of two variants
 # timed in the same run, so load that slows both cancels out.
 PREFETCH_OVER_NAIVE_MIN = 1.25    # latency: naive / prefetch; ideal 1.48, no overlap 1.0; worst run 1.45 (14% below)

@@ -13,6 +13,8 @@ import nbformat
 from tutorial_lib import locations
 
 NOTEBOOK_DIR = locations.notebook_root()  # the checkout's notebooks/, or the installed package's copy
+GUIDE_DIR = NOTEBOOK_DIR.parent / "docs" / "instructors"  # the instructor guide's pages (a checkout only)
+CHECKERS_PAGE = GUIDE_DIR / "checkers.md"  # its page that holds the checkers' counts (`check-checkers --write-counts`)
 # A course notebook's file name: two digits, an optional part letter (03a, 03b), an underscore, the topic.
 NOTEBOOK_GLOB = "[0-9][0-9]*_*.ipynb"
 

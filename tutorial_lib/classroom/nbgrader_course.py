@@ -1,5 +1,5 @@
 """The nbgrader edition: the course as an nbgrader course directory, so a JupyterHub can release, collect and
-autograde the exercises (`make nbgrader`; the hub guide is in notebooks/INSTRUCTORS.md).
+autograde the exercises (`make nbgrader`; the hub guide is docs/instructors/hub.md).
 
 `python -m tutorial_lib nbgrader OUT_DIR [ASSIGNMENT...]` writes `OUT_DIR/source/<assignment>/<assignment>.ipynb`
 and `OUT_DIR/nbgrader_config.py` (course id, gradebook `OUT_DIR/gradebook.db`, a 300 s cell timeout).

@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 
 from tutorial_lib import plots
-from tutorial_lib.classroom.course import COURSE, NOTEBOOK_DIR, SUMMARIES, launch_links, read, source, tags
+from tutorial_lib.classroom.course import COURSE, GUIDE_DIR, NOTEBOOK_DIR, SUMMARIES, launch_links, read, source, tags
 from tutorial_lib.migration import api_map
 
 ROOT = NOTEBOOK_DIR.parent
@@ -41,6 +41,19 @@ PAGES = {"readme": ROOT / "README.md", "install": ROOT / "docs" / "install.md",
          "instructors": NOTEBOOK_DIR / "INSTRUCTORS.md", "migrate": ROOT / "docs" / "migrate.md",
          "accessibility": ROOT / "docs" / "accessibility.md", "contributing": ROOT / "CONTRIBUTING.md"}
 README_TITLE = f"# {TITLE}: the repository"  # the README's page, titled apart from the home page
+GUIDE_ORDER = ("hub", "grading", "measured-claims", "checkers", "course-read")  # then one page per notebook
+
+
+def guide_pages() -> dict[str, Path]:
+    """The instructor guide's pages after its first (docs/instructors/): site page name -> Markdown file."""
+    order = [*GUIDE_ORDER, *COURSE]
+    found = {path.stem: path for path in sorted(GUIDE_DIR.glob("*.md"))}
+    return {f"guide-{stem}": found[stem] for stem in sorted(found, key=lambda s: order.index(s) if s in order else
+                                                               len(order))}
+
+
+PAGES.update(guide_pages())
+ABOUT = ("readme", "install", "migrate", "accessibility", "contributing")  # the "About the course" menu
 MIGRATION_PAGE = "migration"
 STATIC = Path(__file__).parent / "site_static"  # the site's own CSS and script
 STATIC_FILES = ("course.css", "course.js")
@@ -241,7 +254,9 @@ def home_page(paths: list[Path]) -> str:
         f"- [The migration map]({MIGRATION_PAGE}.html): each TF1 input API, its `tf.data` form, and where the "
         "course checks that both give the same data", "",
         "```{toctree}", ":caption: Notebooks", ":hidden:", "", *[p.stem for p in paths], "```", "",
-        "```{toctree}", ":caption: About the course", ":hidden:", "", *PAGES, MIGRATION_PAGE, "```", "",
+        "```{toctree}", ":caption: About the course", ":hidden:", "", *ABOUT, MIGRATION_PAGE, "```", "",
+        "```{toctree}", ":caption: Instructor guide", ":hidden:", "", "instructors",
+        *(page for page in PAGES if page.startswith("guide-")), "```", "",
     ])
 
 

@@ -2,7 +2,8 @@
 
 An estimate from the notebook's contents at the rates below, not a timing of students: the rates are stated
 so that an instructor can redo the sum for their class. `make navigation` writes the result into each
-notebook's Overview ("**Time:** about N minutes") and into INSTRUCTORS.md; a test keeps both in sync.
+notebook's Overview ("**Time:** about N minutes"), into INSTRUCTORS.md's table and into the heading of each
+notebook's page of the instructor guide (docs/instructors/NN_name.md); a test keeps them in sync.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tutorial_lib.classroom.course import NOTEBOOK_DIR, NOTEBOOK_GLOB, read, source, tags, write
+from tutorial_lib.classroom.course import GUIDE_DIR, NOTEBOOK_DIR, NOTEBOOK_GLOB, read, source, tags, write
 
 # The course's rates (compared with published figures in notebooks/INSTRUCTORS.md, "How long each notebook
 # takes"). An instructor overrides any of them for a class in one place: the file RATES_FILE (see load_rates).
@@ -134,9 +135,21 @@ def _rewritten_instructors(text: str, paths: list[Path]) -> str:
     start, end = text.index(TABLE_START) + len(TABLE_START), text.index(TABLE_END)
     text = text[:start] + "\n" + instructors_table(paths) + "\n" + text[end:]
     for path in paths:
-        text = re.sub(rf"^### {re.escape(path.stem)} — \d+ minutes", f"### {path.stem} — {study_time(path).minutes}"
-                      " minutes", text, flags=re.M)
+        text = _with_heading_time(text, path)
     return text
+
+
+def _with_heading_time(text: str, path: Path) -> str:
+    """`text` with its heading "NN_name — N minutes" (any level) giving the notebook's estimate."""
+    minutes = study_time(path).minutes
+    return re.sub(rf"^(#+) {re.escape(path.stem)} — \d+ minutes", rf"\1 {path.stem} — {minutes} minutes", text,
+                  flags=re.M)
+
+
+def _guide_pages(notebook_dir: Path, paths: list[Path]) -> list[tuple[Path, Path]]:
+    """(notebook, its page of the instructor guide) for the notebooks that have one."""
+    guide = notebook_dir.parent / GUIDE_DIR.relative_to(NOTEBOOK_DIR.parent)
+    return [(path, guide / f"{path.stem}.md") for path in paths if (guide / f"{path.stem}.md").is_file()]
 
 
 def study_time_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
@@ -152,6 +165,9 @@ def study_time_problems(notebook_dir: Path = NOTEBOOK_DIR) -> list[str]:
     instructors = notebook_dir / INSTRUCTORS.name
     if instructors.read_text() != _rewritten_instructors(instructors.read_text(), paths):
         problems.append(f"{instructors.name}: its times differ from the estimates")
+    for path, page in _guide_pages(notebook_dir, paths):
+        if page.read_text() != _with_heading_time(page.read_text(), path):
+            problems.append(f"{page.name}: its heading's time differs from the estimate")
     return problems
 
 
@@ -176,4 +192,8 @@ def write_study_times(notebook_dir: Path = NOTEBOOK_DIR) -> list[Path]:
     if text != (new_text := _rewritten_instructors(text, paths)):
         instructors.write_text(new_text)
         changed.append(instructors)
+    for path, page in _guide_pages(notebook_dir, paths):
+        if page.read_text() != (new_text := _with_heading_time(page.read_text(), path)):
+            page.write_text(new_text)
+            changed.append(page)
     return changed

@@ -184,7 +184,7 @@ def table(outcomes: Iterable[Outcome], checkers: dict[str, Callable]) -> str:
     return "\n".join(lines)
 
 
-BEGIN, END = "<!-- checkers:begin -->", "<!-- checkers:end -->"  # the counts' block in notebooks/INSTRUCTORS.md
+BEGIN, END = "<!-- checkers:begin -->", "<!-- checkers:end -->"  # the counts' block in docs/instructors/checkers.md
 
 
 def counts_markdown(cases: Cases, checkers: dict[str, Callable]) -> str:
@@ -202,7 +202,7 @@ def counts_markdown(cases: Cases, checkers: dict[str, Callable]) -> str:
 
 
 def write_counts(path: Path, cases: Cases, checkers: dict[str, Callable]) -> bool:
-    """Put the counts between the markers in `path` (INSTRUCTORS.md); return whether the file changed."""
+    """Put the counts between the markers in `path` (docs/instructors/checkers.md); return whether the file changed."""
     text = Path(path).read_text()
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
     new = f"{text[:start]}\n{counts_markdown(cases, checkers)}\n{text[end:]}"
@@ -233,7 +233,8 @@ def failures(outcomes: Iterable[Outcome]) -> list[str]:
 def main(folder: str | Path, only: list[str] | None = None, counts_to: Path | None = None) -> int:
     """Print the report for the cases in `folder` (optionally only some checkers); return the exit status.
 
-    With `counts_to` (INSTRUCTORS.md), only rewrite the counts' block there from the tables (nothing is run)."""
+    With `counts_to` (docs/instructors/checkers.md), only rewrite the counts' block there from the tables (nothing
+    is run)."""
     import tqdm.auto as tqdm
 
     cases = load_cases(Path(folder))

@@ -1,5 +1,5 @@
 """Trusted grading: each submission's kernel sealed by the operating system, and the score decided in a process the
-student's code never ran in (see notebooks/INSTRUCTORS.md, "Grades a student cannot forge").
+student's code never ran in (see docs/instructors/grading.md, "Grades a student cannot forge").
 
 * `seal` -- the sandbox a submission's kernel runs in (bubblewrap: its own uid and namespaces, limits);
 * `codec` -- plain data across the process boundary (JSON in, fresh Python and NumPy values out);

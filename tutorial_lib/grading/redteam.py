@@ -1,6 +1,6 @@
 """The red-team suite's submissions: tampering a student could find online or think of, one attempt per submission
 (tests/test_grading.py grades them in a real nbgrader round trip; `python -m tutorial_lib bench grading` times a
-class that includes the harmless ones; notebooks/INSTRUCTORS.md keeps the table).
+class that includes the harmless ones; docs/instructors/grading.md keeps the table).
 
 Each attempt: (student id, assignment, {answer grade_id: answer source}, the exercises it loses, what it tries).
 The other answer cells of that submission hold the reference answers, so they must score as usual; an attempt that

@@ -11,7 +11,7 @@ the answer through `call` (arguments and result cross as `codec` JSON), or reads
 kernel's reply is only what the answer returned, and the verdict is the grader's. For the others, `run_test` runs
 the release's locked test cell with the checkers captured at `install`, and sends back the verdict only: that
 verdict is the kernel's word, which the student's own code could forge, for its own points only
-(notebooks/INSTRUCTORS.md lists those exercises). Every reply is one stdout line that starts with a nonce the
+(docs/instructors/grading.md lists those exercises). Every reply is one stdout line that starts with a nonce the
 worker chose for that request.
 """
 
