@@ -100,3 +100,48 @@ def test_plugin_fails_when_the_checker_does_not_notice_the_stub(tmp_path):
     assert done.returncode != 0
     assert "Cell 1 (student stub) FAILED" in done.stdout and "must say 'not done yet'" in done.stdout
 
+
+def test_the_student_edition_keeps_no_widget_state_of_a_solved_exercise():
+    """A solved exercise's live view leaves widget models in the notebook's metadata, shown by no output once its
+    outputs are cleared (05's solved Exercise 3 said "... 125.3 ms/step"); the student edition keeps only the models
+    that a remaining output shows, and the models those refer to."""
+    import json
+    import re
+
+    import nbformat
+
+    from tutorial_lib.classroom import edition
+
+    for path in classroom.notebook_paths():
+        notebook = classroom.read(path)
+        saved = notebook.metadata.get("widgets", {}).get(edition.WIDGET_STATE, {}).get("state", {})
+        if not saved:
+            continue
+        student = edition.student_notebook(notebook)
+        kept = student.metadata["widgets"][edition.WIDGET_STATE]["state"]
+        reachable, wanted = set(), [o["data"][edition.WIDGET_VIEW]["model_id"] for c in student.cells
+                                    for o in c.get("outputs", []) if edition.WIDGET_VIEW in o.get("data", {})]
+        while wanted:
+            model = wanted.pop()
+            if model in saved and model not in reachable:
+                reachable.add(model)
+                wanted += re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(saved[model]))
+        assert set(kept) == reachable, f"{path.name}: the student edition keeps widgets no output shows"
+    # A solved exercise whose live view (a box holding a label) is its output, beside a lesson's view that stays.
+    def view(model: str) -> dict:
+        return nbformat.v4.new_output("display_data", data={edition.WIDGET_VIEW: {"model_id": model}})
+
+    def model(text: str, children: list[str] = ()) -> dict:
+        return {"model_name": "HBoxModel" if children else "HTMLModel",
+                "state": {"children": [f"IPY_MODEL_{c}" for c in children], "value": text}}
+
+    lesson = nbformat.v4.new_code_cell("run()", outputs=[view("aa01")])
+    solution = nbformat.v4.new_code_cell("def f():\n    return 1", outputs=[view("bb01")],
+                                         metadata={"tags": ["solution"]})
+    checker = nbformat.v4.new_code_cell("exercises.check_f(f)")
+    notebook = nbformat.v4.new_notebook(cells=[lesson, solution, checker])
+    notebook.metadata["widgets"] = {edition.WIDGET_STATE: {"state": {
+        "aa01": model("", ["aa02"]), "aa02": model("lesson run: 40 ms/step"),
+        "bb01": model("", ["bb02"]), "bb02": model("finished, compute-bound, 125.3 ms/step")}}}
+    kept = edition.student_notebook(notebook).metadata["widgets"][edition.WIDGET_STATE]["state"]
+    assert sorted(kept) == ["aa01", "aa02"]

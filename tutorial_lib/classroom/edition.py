@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -52,7 +54,31 @@ def student_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         checker = checker_after(cells, index)
         if checker is not None:
             checker["outputs"], checker["execution_count"] = [], None
+    prune_widget_state(student)
     return student
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def prune_widget_state(notebook: nbformat.NotebookNode) -> None:
+    """Keep only the saved widget models that an output still shows (and the models those refer to): a cleared
+    exercise leaves nothing of the solved run behind in the notebook's metadata."""
+    saved = notebook.get("metadata", {}).get("widgets", {}).get(WIDGET_STATE)
+    if not saved or "state" not in saved:
+        return
+    state = saved["state"]
+    wanted = [o["data"][WIDGET_VIEW].get("model_id") for c in notebook["cells"] for o in c.get("outputs", [])
+              if WIDGET_VIEW in o.get("data", {})]
+    kept: set[str] = set()
+    while wanted:
+        model = wanted.pop()
+        if model in kept or model not in state:
+            continue
+        kept.add(model)
+        wanted += re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(state[model]))
+    saved["state"] = {model: value for model, value in state.items() if model in kept}
 
 
 NBVAL_IGNORE = "nbval-ignore-output"
