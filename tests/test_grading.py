@@ -368,13 +368,28 @@ RIGHT_VARIANTS = {  # three right answers in shapes the old rules refused (tests
 }
 
 
+def _setup_and_exercises(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook's title and Setup, then its Exercises section: what the red-team suite grades (the lesson between
+    them runs in every submission's kernel otherwise, and tests/test_nbgrader.py grades the whole notebooks)."""
+    def heading(cell) -> str:
+        return cell.source.splitlines()[0] if cell.cell_type == "markdown" and cell.source.startswith("## ") else ""
+
+    headings = [heading(c) for c in notebook.cells]
+    lesson = next(i for i, h in enumerate(headings) if h and h != "## Setup")
+    exercises = headings.index("## Exercises")
+    reduced = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    reduced.cells = notebook.cells[:lesson] + notebook.cells[exercises:]
+    return reduced
+
+
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory) -> dict:
-    """Two assignments released with nbgrader, a class of reference, blank, right-variant, malformed and tampering
-    submissions, graded sealed."""
+    """Two assignments (their Setup and Exercises) released with nbgrader, a class of reference, blank, right-variant,
+    malformed and tampering submissions, graded sealed."""
     course = tmp_path_factory.mktemp("course")
     listener = Listener()
-    nc.write_course(course, list(ASSIGNMENTS))
+    for source in nc.write_course(course, list(ASSIGNMENTS))[:-1]:
+        nbformat.write(_setup_and_exercises(read(source)), source)
     expected: dict[tuple[str, str], dict[str, float]] = {}
     for assignment in ASSIGNMENTS:
         _nbgrader(course, "generate_assignment", assignment, "--force")

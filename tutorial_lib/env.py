@@ -24,9 +24,11 @@ _BENIGN = [
     re.compile(r"^WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR$"),
     re.compile(r"cudart_stub\.cc:\d+\] Could not find cuda drivers on your machine, GPU will not be used"),
     re.compile(r"Unable to register cu(DNN|FFT|BLAS) factory"),
+    # TensorFlow 2.18 logs this (through absl, whatever TF_CPP_MIN_LOG_LEVEL says) at the first graph it optimizes.
+    re.compile(r"mlir_graph_optimization_pass\.cc:\d+\] MLIR V1 optimization pass is not enabled$"),
 ]
 # Failing to start CUDA is only benign when the machine has no NVIDIA device at all.
-_NO_GPU_BENIGN = [re.compile(r"cuda_platform\.cc:\d+\] failed call to cuInit")]
+_NO_GPU_BENIGN = [re.compile(r"cuda_(platform|driver)\.cc:\d+\] failed call to cuInit")]  # 2.19+, 2.18
 
 
 def _benign(line: str) -> bool:
@@ -64,9 +66,20 @@ def import_tensorflow(quiet: bool = True) -> ModuleType:
         import tensorflow as tf
 
         tf.config.list_physical_devices()  # initialises the device platforms, which print at that moment
+        _first_graph(tf)  # what TensorFlow prints once, at the first graph it runs, is printed here
     # Deprecation notices of tf.compat.v1 are logged at WARNING; errors are logged at ERROR.
     tf.get_logger().setLevel(logging.ERROR)
     return tf
+
+
+def _first_graph(tf: ModuleType) -> None:
+    """Run one tiny TF1 graph in a session: TensorFlow logs some lines once per process at the first graph it
+    optimizes (2.18: the MLIR pass line), which the import's filter then holds back."""
+    graph = tf.Graph()
+    with graph.as_default():
+        one = tf.constant(1)
+    with tf.compat.v1.Session(graph=graph) as session:
+        session.run(one)
 
 
 def setup(seed: int = 0) -> ModuleType:
