@@ -3,6 +3,8 @@ workers."""
 
 import os
 
+from site_support import built, served  # noqa: F401 -- the built site, per module that asks (tests/site_support.py)
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
@@ -11,8 +13,13 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 # idle; the rest keep their order. Longest first, as measured on the 2-core test machine (a scheduling hint only:
 # nothing asserts a time).
 LONGEST_FIRST = [
+    "tests/test_grading.py",
     "tests/test_installed.py",
+    "tests/test_site.py",
+    "tests/test_grading_data.py",
+    "tests/test_site_readers.py",
     "tests/test_checker_mutants.py",
+    "tests/test_first_minute.py",
     "notebooks/11_scaling_out.ipynb",
     "tests/test_service.py",
     "notebooks/10_queues_to_tf_data.ipynb",
@@ -24,7 +31,6 @@ LONGEST_FIRST = [
     "notebooks/01_feeding.ipynb",
     "tests/test_quiet_commands.py",
     "notebooks/03b_batching_and_shuffling.ipynb",
-    "tests/test_site.py",
     "tests/test_benchmarks.py",
     "tests/test_datasets.py",
     "tests/test_student_edition.py",
