@@ -48,15 +48,19 @@ def _browser(p):
 @needs_chromium
 def test_every_page_reflows_at_320_css_px_with_nothing_cut_off(built, served):
     """No page scrolls sideways at 320 CSS px (code blocks and tables scroll in their own box), and no text is cut
-    off: the notebook's file name in "Run this notebook", the previous/next titles, a heading's long word."""
+    off: the notebook's file name in "Run this notebook", the previous/next titles, a heading's long word. On every
+    page too: no console error, no request off the site, a title of its own, no placeholder author."""
     from playwright.sync_api import sync_playwright
 
     out, _ = built
-    wide, cut = {}, {}
+    wide, cut, titles, errors = {}, {}, {}, []
     with sync_playwright() as p:
         browser = _browser(p)
         try:
             page = browser.new_page(viewport=PHONE)
+            page.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+            page.on("request", lambda r: None if r.url.startswith(served) else errors.append(f"off-site: {r.url}"))
             for name in sorted(f.name for f in out.glob("*.html")):
                 page.goto(f"{served}/{name}", wait_until="load")
                 seen = page.evaluate(PAST_THE_EDGE)
@@ -64,10 +68,14 @@ def test_every_page_reflows_at_320_css_px_with_nothing_cut_off(built, served):
                     wide[name] = seen
                 if found := page.evaluate(CUT_OFF):
                     cut[name] = found[:3]
+                titles.setdefault(page.title(), []).append(name)
+                assert "Author name not set" not in page.content(), f"{name}: the theme's placeholder author"
         finally:
             browser.close()
     assert not wide, f"pages wider than {PHONE['width']} CSS px: {wide}"
     assert not cut, f"text cut off at {PHONE['width']} CSS px: {cut}"
+    assert not errors, errors  # every page: no console error, nothing requested off the site
+    assert not {t: names for t, names in titles.items() if len(names) > 1}, "pages that share a title"
 
 
 @needs_chromium
