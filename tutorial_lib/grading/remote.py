@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import os
 import secrets
 import tempfile
 from collections.abc import Callable
@@ -164,14 +163,24 @@ def loopback(namespace: dict[str, Any]) -> Callable[[str, tuple], dict]:
         if kind == "value":
             return {"result": codec.encode(namespace[params[0]])}
         name, payload = params
-        try:
-            with tempfile.TemporaryDirectory(prefix="grader-inputs-") as inputs:
-                args = tuple(codec.decode(payload, (), Path(inputs)))
-                result = namespace[name](*args)
-                reply = {"result": codec.encode(result, args)}
-                if not os.listdir(inputs):
-                    reply["args"] = codec.encode(list(args))
-                return reply
-        except Exception as error:  # noqa: BLE001
-            return {"raised": [type(error).__name__, str(error)[:500]]}
+        with tempfile.TemporaryDirectory() as scratch:
+            return answer_call(namespace.get(name), name, payload, Path(scratch))
     return transport
+
+
+def answer_call(function: Callable | None, name: str, payload: str, under: Path | None = None) -> dict:
+    """The answering side's reply to a call of the answer `name` (`function`, None when it is not defined): its
+    result, and its arguments as the call left them, unless the grader sent files (written first into a new folder
+    of this side's own, under `under`); whatever the answer raised goes back by name."""
+    try:
+        inputs = Path(tempfile.mkdtemp(prefix="grader-inputs-", dir=under))
+        args = tuple(codec.decode(payload, (), inputs))
+        if function is None:
+            return {"raised": ["NameError", f"name {name!r} is not defined"]}
+        result = function(*args)
+        reply = {"result": codec.encode(result, args)}
+        if not any(inputs.iterdir()):
+            reply["args"] = codec.encode(list(args))
+        return reply
+    except Exception as error:  # noqa: BLE001 -- whatever the answer raised goes back by name
+        return {"raised": [type(error).__name__, str(error)[:500]]}

@@ -18,10 +18,7 @@ worker chose for that request.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import types
-from pathlib import Path
 from typing import Any
 
 _state: dict[str, Any] = {}
@@ -33,32 +30,17 @@ def install() -> None:
 
     from tutorial_lib import exercises
     from tutorial_lib.exercises.core import Verdict
-    from tutorial_lib.grading import codec
+    from tutorial_lib.grading import codec, remote
 
     checkers = {name: getattr(exercises, name) for name in dir(exercises) if name.startswith("check_")}
     _state.update(shell=get_ipython(), checkers=checkers, verdict=Verdict, encode=codec.encode,
-                  decode=codec.decode, dumps=json.dumps, print=print, mkdtemp=tempfile.mkdtemp, path=Path,
-                  listdir=os.listdir)
+                  answer_call=remote.answer_call, dumps=json.dumps, print=print)
 
 
 def call(name: str, payload: str, nonce: str) -> None:
     """Call the answer `name` on decoded arguments; reply with its result and its arguments afterwards (files the
     grader sent are written into a folder of this kernel's own first, and the arguments then not sent back)."""
-    reply: dict[str, Any]
-    try:
-        inputs = _state["mkdtemp"](prefix="grader-inputs-")
-        args = tuple(_state["decode"](payload, (), _state["path"](inputs)))
-        function = _state["shell"].user_ns.get(name)
-        if function is None:
-            reply = {"raised": ["NameError", f"name {name!r} is not defined"]}
-        else:
-            result = function(*args)
-            reply = {"result": _state["encode"](result, args)}
-            if not _state["listdir"](inputs):
-                reply["args"] = _state["encode"](list(args))
-    except Exception as error:  # noqa: BLE001 -- whatever the answer raised goes back by name
-        reply = {"raised": [type(error).__name__, str(error)[:500]]}
-    _state["print"](nonce + _state["dumps"](reply))
+    _state["print"](nonce + _state["dumps"](_state["answer_call"](_state["shell"].user_ns.get(name), name, payload)))
 
 
 def value(name: str, nonce: str) -> None:
