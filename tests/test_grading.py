@@ -63,6 +63,48 @@ def test_a_sealed_process_sees_only_itself_the_environment_and_its_box(tmp_path)
     assert seen["unshare"] == -1 and seen["clone_newuser"] == -1  # no new namespaces from inside (seccomp)
 
 
+REACH_OUT = r"""
+import json, os, socket
+seen = {}
+try:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.connect("\0" + %r)
+    probe.send(b"3 of 3")
+    seen["abstract socket"] = "connected"
+except OSError as error:
+    seen["abstract socket"] = type(error).__name__
+for path in ("/proc/1/environ", "/proc/1/root/etc/shadow", "/proc/1/cwd", "/proc/1/fd"):
+    try:
+        seen[path] = len(os.listdir(path)) if path.endswith(("cwd", "fd")) else len(open(path, "rb").read())
+    except OSError as error:
+        seen[path] = type(error).__name__
+print(json.dumps(seen))
+"""
+
+
+def test_a_sealed_process_reaches_no_abstract_socket_of_the_grader_and_not_into_its_init():
+    """An abstract Unix socket has no file that permissions could guard: only the network namespace keeps a
+    submission from it. Nor can it read the environment, root, cwd or descriptors of bwrap's init (root, pid 1)."""
+    name = f"grader-probe-{os.getpid()}"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind("\0" + name)
+    server.listen(2)
+    server.settimeout(1.0)
+    try:
+        done = seal.run_sealed(REACH_OUT % name, seal.uid_for(9), seal.Limits())
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen = json.loads(done.stdout)
+        assert seen["abstract socket"] == "ConnectionRefusedError", seen
+        assert all(seen[path] == "PermissionError" for path in seen if path.startswith("/proc")), seen
+        with pytest.raises(TimeoutError):
+            server.accept()  # nothing arrived
+        unsealed = subprocess.run([sys.executable, "-c", REACH_OUT % name], capture_output=True, text=True,
+                                  timeout=60)
+        assert json.loads(unsealed.stdout)["abstract socket"] == "connected"  # what the seal stops
+    finally:
+        server.close()
+
+
 def test_a_sandbox_dies_with_the_process_that_started_it():
     """The grader's worker may be killed at the time limit: its sandbox must not outlive it."""
     import signal
