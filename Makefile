@@ -17,7 +17,7 @@ LAB_OPTIONS := --ServerApp.ip=127.0.0.1 --LabApp.news_url=None --LabApp.check_fo
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: lab lab-instructor test test-installed check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
+.PHONY: lab lab-instructor test test-times test-installed check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
 	nbgrader-check site lint bench bench-monitor doctor clean migrate
 
 $(STAMP): pyproject.toml
@@ -67,12 +67,19 @@ WHEEL_NOTEBOOKS := 00_start_here 02_reading_files 08_one_batch_many_evaluations 
 # then the browser test alone.
 TEST_WORKERS ?= 3
 test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_OVERRIDES)
-	$(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(NBVAL) notebooks tests \
+	@rm -f out/make-test-times.jsonl
+	TEST_STAGE=tests-and-notebooks $(BIN)/python -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(NBVAL) notebooks tests \
 		$(MEASURED_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) $(WHEEL_NOTEBOOKS:%=--ignore=notebooks/%.ipynb) \
 		$(addprefix --ignore=,$(BESIDE_MEASURED) $(MEASURED_TESTS))
-	$(BIN)/python -m pytest -p no:cacheprovider -n 2 $(NBVAL) --one-core \
+	TEST_STAGE=measured-one-core $(BIN)/python -m pytest -p no:cacheprovider -n 2 $(NBVAL) --one-core \
 		$(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb) $(BESIDE_MEASURED)
-	$(BIN)/python -m pytest -p no:cacheprovider $(MEASURED_TESTS)
+	TEST_STAGE=browser $(BIN)/python -m pytest -p no:cacheprovider $(MEASURED_TESTS)
+	@$(BIN)/python -c "from tutorial_lib.classroom import suite_times as s; print(s.total_sentence(s.complete_run(s.RUN_LOG)))"
+
+# After a `make test` from a fresh clone: keep its time as the record (docs/make-test-times.json) that README.md and
+# CONTRIBUTING.md state (`make navigation` writes them from it).
+test-times: $(STAMP)
+	$(BIN)/python -m tutorial_lib test-times
 
 # The course as a student installs it, offline: the wheel built, installed into a fresh environment outside the
 # checkout, `start` into a temporary folder, every notebook (NB="00_start_here 05_live_dashboard" for some) under

@@ -2,8 +2,14 @@
 workers."""
 
 import os
+import subprocess
+import time
+from collections import defaultdict
+from pathlib import Path
 
 from site_support import built, served  # noqa: F401 -- the built site, per module that asks (tests/site_support.py)
+
+from tutorial_lib.classroom import suite_times
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
@@ -55,17 +61,55 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: a file stays in order
 
 
+# Files whose tests are independent and long in all (each its own exercise): `make test`'s first run spreads their
+# tests over the workers instead of giving the whole file to one.
+SPREAD_BY_TEST = {"tests/test_checker_mutants.py"}
+
+
 def pytest_xdist_make_scheduler(config, log):
-    """Under `--one-core`, hand each group of CORE_GROUPS to one worker, in collection order (pytest-xdist's hook)."""
-    if not config.getoption("one_core", False):
+    """Hand work to the workers by scope, in collection order (pytest-xdist's hook): a file (a notebook's cells stay
+    together, in order), except a test of SPREAD_BY_TEST; under `--one-core`, a group of CORE_GROUPS."""
+    if config.getoption("dist", "no") != "loadfile" and not config.getoption("one_core", False):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class CoreGroupScheduling(LoadScopeScheduling):
-        """pytest-xdist's scope scheduling, with CORE_GROUPS as the scopes."""
+    one_core = config.getoption("one_core", False)
+
+    class CourseScheduling(LoadScopeScheduling):
+        """pytest-xdist's scope scheduling, with the course's scopes."""
 
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::")[0]
-            return CORE_GROUPS.get(path, path)
+            if one_core:
+                return CORE_GROUPS.get(path, path)
+            return nodeid if path in SPREAD_BY_TEST else path
 
-    return CoreGroupScheduling(config, log)
+    return CourseScheduling(config, log)
+
+
+# --- how long `make test` takes: each of its runs (named by TEST_STAGE) records its time (classroom/suite_times.py) ---
+
+_STARTED = time.perf_counter()
+_PER_FILE: defaultdict[str, float] = defaultdict(float)
+_OUTCOMES: dict[str, bool] = {}  # test id -> passed (or skipped) in every phase
+
+
+def pytest_runtest_logreport(report):
+    """Add each phase's time to its file, and note failures (on the controller, as the workers report)."""
+    _PER_FILE[report.nodeid.split("::")[0]] += report.duration
+    _OUTCOMES[report.nodeid] = _OUTCOMES.get(report.nodeid, True) and not report.failed
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Under `make test` (TEST_STAGE set), append this run's time to out/make-test-times.jsonl."""
+    stage = os.environ.get("TEST_STAGE")
+    if not stage or hasattr(session.config, "workerinput"):
+        return
+    root = Path(__file__).resolve().parent.parent
+    git = ["git", "-C", str(root)]
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
+    if subprocess.run([*git, "diff", "--quiet", "HEAD"]).returncode:
+        commit += "-with-changes"
+    failed = sum(not ok for ok in _OUTCOMES.values()) or int(exitstatus != 0)  # a collection error counts too
+    suite_times.append_stage(root / suite_times.RUN_LOG, stage, time.perf_counter() - _STARTED, len(_OUTCOMES),
+                             failed, dict(_PER_FILE), commit, os.cpu_count() or 1, time.strftime("%Y-%m-%d"))

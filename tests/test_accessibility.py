@@ -194,6 +194,26 @@ def test_every_library_figure_describes_its_data():
     assert "b: dashboard 10%, moderately input-bound; profiler 2%, compute-bound" in figures["agreement"].description
 
 
+def test_every_description_opens_with_one_sentence_saying_what_the_figure_shows():
+    figures = _sample_figures()
+    summaries = {name: plots.summary_of(fig.description) for name, fig in figures.items()}
+    for name, fig in figures.items():
+        assert summaries[name].endswith(".") and len(summaries[name].split()) <= plots.SUMMARY_WORDS, (name, fig)
+        assert len(fig.description) > len(summaries[name]) + 20, f"{name}: the details follow the summary"
+    assert summaries["curves"] == ("Five, loss against step: curve 0 rises from 0 to 1; curve 1 ends where it "
+                                   "started, at 1; curve 2 falls from 2 to 1; curve 3 falls from 3 to 1; curve 4 falls "
+                                   "from 4 to 1.")
+    assert summaries["bench"] == ("Speedup over tf.data naive, the fastest and the slowest pipeline per workload: "
+                                  "cpu prefetch 2.50× and queue 2.00×.")
+    assert summaries["bars"] == "MB: g1: c highest, at 3; g2: a highest, at 2."
+    assert summaries["agreement"] == "Dashboard and profiler reach the same verdict on 1 of 2 runs (not on b)."
+    assert summaries["drill"] == "Fault drills, elements received over time: d finished after 3 elements, with " \
+                                 "replacement worker."
+    assert summaries["molecules"].startswith("Molecule sizes spread") and "falls with size" in summaries["molecules"]
+    with pytest.raises(ValueError, match="one sentence"):
+        plots.described(figures["pipeline"], "Two sentences. Here", "details")
+
+
 def test_descriptions_carry_what_the_prose_reads_from_the_figures():
     loss = plots.show_curves({"loss": [4.76, 2.82, 9.6e-3, 8.8e-5]}, xlabel="step", logy=True).description
     assert "(y axis logarithmic)" in loss and "x axis" not in loss
@@ -208,7 +228,8 @@ def test_descriptions_carry_what_the_prose_reads_from_the_figures():
     flat = plots.show_molecules([3, 4, 5, 3, 4, 5], [0.0, -1.0, -2.0, 0.1, -1.1, -2.1]).description
     assert "between 2 and 2 molecules" in flat and "almost flat" in flat and "most common" not in flat
     feed = plots.show_feed_cost([1, 64], {"a": [1.0, 1.3], "b": [1.0, 100.0]}).description
-    assert "a copy, or nothing" in feed and "Flat (under 2 times" in feed and "a copy: 'b'" in feed
+    assert "over 64 times the bytes, 'a' stays flat and 'b' grows with the bytes." in feed
+    assert "Flat (under 2 times" in feed and "a copy: 'b'" in feed
     digits = plots.show_digits(np.zeros((4, 8, 8)), [1, 2, 1, 2], columns=2, row_titles=["before", "after"])
     assert "row 1, before: labels 1, 2; row 2, after: labels 1, 2" in digits.description
     drill = plots.show_drill({"d": {"times": [5.0, 5.5, 6.0, 9.0, 9.5], "finished": True, "finished_s": 9.6,
@@ -228,7 +249,8 @@ def test_run_descriptions_leave_the_warm_up_steps_out_as_the_verdict_does():
     m = monitor.Monitor([], warmup_steps=2, gpu=None)
     for wait in (0.5, 0.4, 0.001, 0.002, 0.003):
         m.record_step(wait, 0.01, 8)
-    text = dashboard.run_description(m, "r")
+    summary, text = dashboard.run_description(m, "r")
+    assert summary.startswith("r: ") and "% of step time waiting for input" in summary
     assert "Step time, 3 steps after the 2 warm-up steps (steps 1 to 2, which the verdict leaves out; they " \
            "waited up to 500 ms)" in text and "highest 3 ms at step 5" in text
 
@@ -244,7 +266,8 @@ def test_a_described_figure_displays_as_an_image_with_its_alt(monkeypatch):
     (data,) = shown
     assert set(data) == {"text/html", "text/plain"}
     alt, png = plots.figure_alt(data)
-    assert alt == fig.description == "a 'quoted' title: a pipeline of 2 stages, each feeding the next: read → batch."
+    assert alt == fig.description == ("A 'quoted' title: a pipeline of 2 stages, each feeding the next, from read to "
+                                      "batch. In order: read → batch.")
     assert "&#x27;quoted&#x27;" in data["text/html"] and len(png) > 1000
     assert data["text/plain"] == f"[figure: {fig.description}]"
 
@@ -284,6 +307,9 @@ def test_every_figure_in_the_notebooks_has_a_text_alternative(path):
         found = plots.figure_alt(data)
         if found:
             assert good_alt(found[0]), f"{path.name}: alt {found[0]!r}"
+            summary = plots.summary_of(found[0])
+            assert len(summary.split()) <= plots.SUMMARY_WORDS and summary.endswith("."), \
+                f"{path.name}: the alt opens with no one-sentence summary (re-execute it): {found[0][:300]!r}"
 
 
 # --- the notebooks' own Markdown -------------------------------------------------------------------------------

@@ -2,10 +2,11 @@
 
 Each case runs notebook 05's install cell and then its setup cell in a fresh Python process, from which the
 checkout (the editable install's path) has been removed, so `import tutorial_lib` fails as it does in a new Colab
-runtime. `subprocess.check_call` is replaced by a recorder: it notes the command and, for `pip install`, puts the
-checkout back on the path, as the real install would make the package importable. In the Colab cases a stand-in
-`google.colab.output` module (a folder put first on the path; `google` stays a namespace package, so
-`google.protobuf` still imports) records the widget-manager call.
+runtime. `subprocess.run` is replaced by a recorder: it notes a `pip install` and puts the checkout back on the
+path, as the real install would make the package importable (offline, it fails as pip does where GitHub cannot be
+reached, the connection to PyPI is refused, and the cells run in IPython's own shell, which shows what a notebook
+shows). In the Colab cases a stand-in `google.colab.output` module (a folder put first on the path; `google`
+stays a namespace package, so `google.protobuf` still imports) records the widget-manager call.
 """
 
 from __future__ import annotations
@@ -27,22 +28,40 @@ NOTEBOOK = ROOT / "notebooks" / "05_live_dashboard.ipynb"
 DRIVER = r'''
 import json, os, subprocess, sys
 
-checkout, log, cells, absent = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4] == "absent"
+checkout, log, cells, absent = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4] != "present"
+offline = sys.argv[4] == "offline"
 import importlib.util
 if absent:
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.realpath(checkout)]
     assert importlib.util.find_spec("tutorial_lib") is None, "tutorial_lib is still importable"
 
 
-def recorded_check_call(command, *args, **kwargs):
+def recorded_run(command, *args, **kwargs):
+    if list(command[1:4]) != ["-m", "pip", "install"]:
+        return real_run(command, *args, **kwargs)  # e.g. platform's `uname -p` while TensorFlow imports
     with open(log, "a") as out:
-        out.write(json.dumps({"check_call": list(command)}) + "\n")
-    if list(command[1:4]) == ["-m", "pip", "install"]:
-        sys.path.append(checkout)  # what the install achieves: the package can be imported
-    return 0
+        out.write(json.dumps({"run": list(command)}) + "\n")
+    if offline:
+        return subprocess.CompletedProcess(command, 1, "", GIT_OFFLINE)
+    sys.path.append(checkout)  # what the install achieves: the package can be imported
+    return subprocess.CompletedProcess(command, 0, "", "")
 
 
-subprocess.check_call = recorded_check_call
+GIT_OFFLINE = ("  error: subprocess-exited-with-error\n  fatal: unable to access "
+               "'https://github.com/data-into-tensorflow/data-into-tensorflow/': Could not resolve host: github.com\n")
+real_run, subprocess.run = subprocess.run, recorded_run
+if offline:
+    import socket
+    from IPython.core.interactiveshell import InteractiveShell
+
+    def refused(*args, **kwargs):
+        raise OSError("[Errno -3] Temporary failure in name resolution")
+
+    socket.create_connection = refused
+    shell = InteractiveShell.instance()
+    for cell in cells:
+        if not shell.run_cell(cell).success:
+            sys.exit(0)
 namespace = {"__name__": "__main__"}
 for cell in cells:
     exec(compile(cell, "<cell>", "exec"), namespace)
@@ -70,7 +89,7 @@ def setup_cells() -> list[str]:
 
 
 def run_setup(tmp_path: Path, colab: bool, extra_env: dict[str, str] | None = None,
-              course_present: bool = False) -> tuple[str, list[dict]]:
+              course_present: bool = False, offline: bool = False) -> tuple[str, list[dict]]:
     """Run the Setup in a fresh process as the named front end would; return its output and the recorded calls."""
     log = tmp_path / "calls.jsonl"
     log.write_text("")
@@ -86,7 +105,7 @@ def run_setup(tmp_path: Path, colab: bool, extra_env: dict[str, str] | None = No
         env["PYTHONPATH"] = str(tmp_path / "stand_in")
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
-    presence = "present" if course_present else "absent"  # present: a clone, or the course already installed
+    presence = "present" if course_present else "offline" if offline else "absent"  # present: a clone or installed
     done = subprocess.run([sys.executable, str(driver), str(ROOT), str(log), json.dumps(setup_cells()), presence],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
@@ -99,7 +118,7 @@ def pip_install(source_: str) -> list[str]:
 
 def test_in_colab_the_setup_installs_the_course_and_turns_on_the_widget_manager(tmp_path):
     output, calls = run_setup(tmp_path, colab=True)
-    assert calls == [{"check_call": pip_install(INSTALL_SOURCE)},
+    assert calls == [{"run": pip_install(INSTALL_SOURCE)},
                      {"google.colab.output": "enable_custom_widget_manager"}], calls
     assert INSTALL_SOURCE == "git+https://github.com/data-into-tensorflow/data-into-tensorflow@main"
     assert f"installing the course from {INSTALL_SOURCE}" in output
@@ -110,12 +129,12 @@ def test_in_colab_the_setup_installs_the_course_and_turns_on_the_widget_manager(
 def test_a_configured_wheel_is_installed_instead(tmp_path):
     wheel = "/content/data_into_tensorflow-0.2.0-py3-none-any.whl"
     output, calls = run_setup(tmp_path, colab=True, extra_env={"DATA_INTO_TF_SOURCE": wheel})
-    assert calls[0] == {"check_call": pip_install(wheel)}, calls
+    assert calls[0] == {"run": pip_install(wheel)}, calls
 
 
 def test_in_kaggle_the_setup_installs_the_course_without_colab_calls(tmp_path):
     output, calls = run_setup(tmp_path, colab=False, extra_env={"KAGGLE_KERNEL_RUN_TYPE": "Interactive"})
-    assert calls == [{"check_call": pip_install(INSTALL_SOURCE)}], calls
+    assert calls == [{"run": pip_install(INSTALL_SOURCE)}], calls
     assert "front end: Kaggle; accelerator: none" in output, output
 
 
@@ -124,6 +143,15 @@ def test_where_the_course_is_installed_the_setup_installs_nothing(tmp_path):
     assert calls == [], calls
     assert "installing the course" not in output
     assert "front end: Jupyter; accelerator: none" in output, output
+
+
+def test_without_internet_the_install_says_what_to_do_in_one_line(tmp_path):
+    output, calls = run_setup(tmp_path, colab=False, extra_env={"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}, offline=True)
+    assert calls == [{"run": pip_install(INSTALL_SOURCE)}], calls
+    shown = output.split("pip keeps an installed TensorFlow that fits", 1)[1].strip().splitlines()
+    assert len(shown) == 1 and shown[0].startswith("CourseNotInstalled: no internet"), output
+    assert "Settings → Internet" in shown[0] and "DATA_INTO_TF_SOURCE" in shown[0]
+    assert "Traceback" not in output and "front end" not in output  # the cell stopped there, in one line
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")), ids=lambda p: p.name)

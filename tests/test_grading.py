@@ -290,6 +290,11 @@ def _setup_and_exercises(notebook: nbformat.NotebookNode) -> nbformat.NotebookNo
     return reduced
 
 
+# The class's limits: a right submission takes about 10 s here (3 at once on 2 cores); the runaways meet them. Three
+# jobs at once, so that the runaways' waiting overlaps the others' work.
+TIME_LIMIT_S, CELL_TIMEOUT_S = 60, 20
+
+
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory) -> dict:
     """Two assignments (their Setup and Exercises) released with nbgrader, a class of reference, blank, right-variant,
@@ -327,7 +332,8 @@ def graded_class(tmp_path_factory) -> dict:
     outcomes = {}
     try:
         for assignment in ASSIGNMENTS:
-            for outcome in classroom.grade_assignment(course, assignment, jobs=2, time_limit=150, cell_timeout=60,
+            for outcome in classroom.grade_assignment(course, assignment, jobs=3, time_limit=TIME_LIMIT_S,
+                                                      cell_timeout=CELL_TIMEOUT_S,
                                                       progress=lambda line: None):
                 outcomes[(outcome.student, assignment)] = outcome
     finally:
@@ -362,7 +368,7 @@ def test_tampering_leaves_the_library_the_network_and_the_other_students_untouch
 def test_runaway_and_malformed_submissions_are_not_graded_with_the_reason_in_their_feedback(graded_class):
     outcomes = graded_class["outcomes"]
     assert "time limit" in outcomes[("rt-sleep", "00_start_here")].feedback["ex3_atom_count_test"]
-    assert outcomes[("rt-sleep", "00_start_here")].seconds < 150 + 30
+    assert outcomes[("rt-sleep", "00_start_here")].seconds < TIME_LIMIT_S + 30
     assert "cell time limit" in outcomes[("rt-loop", "00_start_here")].feedback["ex1_count_label_test"]
     assert "MemoryError" in outcomes[("rt-memory", "00_start_here")].feedback["ex2_invert_test"]
     assert "more than 32 MB of output" in outcomes[("rt-flood", "00_start_here")].feedback["ex3_atom_count_test"]

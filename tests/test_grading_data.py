@@ -90,6 +90,33 @@ def test_datasets_cross_as_the_elements_they_yield_and_end_as_they_ended():
     assert defaults[3].numpy() == b"a"
 
 
+def test_reading_in_batches_gives_the_elements_and_the_end_of_reading_one_by_one(monkeypatch):
+    from tutorial_lib.env import import_tensorflow
+
+    tf = import_tensorflow()
+    images = np.arange(700 * 6, dtype=np.uint8).reshape(700, 2, 3)
+    cases = {"range": tf.data.Dataset.range(600), "exactly the limit": tf.data.Dataset.range(300),
+             "pairs": tf.data.Dataset.from_tensor_slices((images, np.arange(700))),
+             "dicts": tf.data.Dataset.from_tensor_slices({"x": images, "y": np.arange(700.0)}).batch(7, True),
+             "endless": tf.data.Dataset.range(5).repeat(), "bytes": tf.data.Dataset.from_tensor_slices(images)}
+    monkeypatch.setattr(tfdata, "DATASET_ITEMS", 300)
+    for name, dataset in cases.items():
+        if name == "bytes":
+            monkeypatch.setattr(tfdata, "DATASET_BYTES", 6 * 100 + 1)  # crossed by the 101st element
+        batched, one_by_one = tfdata._read_in_batches(dataset, tf), tfdata._read_one_by_one(dataset, tf)
+        assert batched[1:] == one_by_one[1:], name  # ended, error
+        assert len(batched[0]) == len(one_by_one[0]) == {"range": 300, "bytes": 101, "dicts": 100}.get(name, 300)
+        for got, want in zip(batched[0], one_by_one[0], strict=True):
+            assert all(np.array_equal(a, b) for a, b in zip(tf.nest.flatten(got), tf.nest.flatten(want), strict=True))
+            assert tf.nest.map_structure(lambda _: 0, got) == tf.nest.map_structure(lambda _: 0, want), name
+    assert tfdata._read_one_by_one(cases["exactly the limit"], tf)[1] is False  # at the limit: not known to end
+    lines = tf.data.Dataset.from_tensor_slices(["1,2", "p0,3"]).map(lambda line: tf.io.decode_csv(line, [[0], [0]]))
+    assert tfdata._read_in_batches(lines, tf) is None  # an error: read again one by one, to keep what came before
+    elements, ended, error = tfdata._read_one_by_one(lines, tf)
+    assert len(elements) == 1 and ended is False and error[0] == "InvalidArgumentError"
+    assert tfdata._read_in_batches(tf.data.Dataset.from_tensor_slices(["a", "bb"]), tf) is None  # sizes may differ
+
+
 def test_a_dataset_that_disagrees_with_its_own_spec_or_a_file_outside_its_folder_is_refused(tmp_path):
     from tutorial_lib.env import import_tensorflow
 

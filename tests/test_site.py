@@ -272,7 +272,8 @@ def test_every_page_passes_axe_core(built, served, scheme):
             for name in pages:
                 page.goto(f"{served}/{name}", wait_until="load")
                 page.add_script_tag(path=str(AXE))
-                result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", AXE_TAGS)
+                result = page.evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, "
+                                       "resultTypes: ['violations']})", AXE_TAGS)  # passes left uncounted: faster
                 assert result["testEngine"]["version"] == AXE_VERSION
                 for rule in result["violations"]:
                     found[f"{name}: {rule['id']} ({rule['impact']})"] = [n["target"] for n in rule["nodes"]][:3]

@@ -2,7 +2,8 @@
 `navigation`, `student-edition OUT_DIR`, `nbgrader OUT_DIR [ASSIGNMENT...]`, `nbgrader-check OUT_DIR [ASSIGNMENT...]`,
 `grade COURSE_DIR ASSIGNMENT [--jobs N] [--time-limit S] [--memory-mb M]`,
 `bench [pipelines|monitor|migrate]`, `check-checkers [--cases DIR] [EXERCISE...]`, `serve dispatcher|worker`,
-`site [OUT_DIR]`, `doctor`, `migrate PATH... [--format text|json|markdown] [--brief]`, `start [DIR]`.
+`site [OUT_DIR]`, `doctor`, `migrate PATH... [--format text|json|markdown] [--brief]`, `start [DIR]`,
+`test-times` (a checkout's: keep the last `make test`'s time as the record the README states).
 Installed, the same commands are `data-into-tensorflow ...`."""
 
 from __future__ import annotations
@@ -205,13 +206,29 @@ def _site(args: argparse.Namespace) -> int:
 
 def _navigation(args: argparse.Namespace) -> int:
     from tutorial_lib import classroom
+    from tutorial_lib.classroom import suite_times
 
     changed = classroom.write_navigation()
     tables = classroom.write_course_tables()
     times = classroom.write_study_times()
+    suite = suite_times.write_times()
     print(f"navigation regenerated; {len(changed)} notebook(s) changed; course tables rewritten in "
           f"{[p.name for p in tables] or 'nothing (already current)'}; study times rewritten in "
-          f"{[p.name for p in times] or 'nothing (already current)'}")
+          f"{[p.name for p in times] or 'nothing (already current)'}; `make test`'s time rewritten in "
+          f"{[p.name for p in suite] or 'nothing (already current)'}")
+    return 0
+
+
+def _test_times(args: argparse.Namespace) -> int:
+    from tutorial_lib.classroom import suite_times
+
+    try:
+        run = suite_times.keep_record()
+    except ValueError as error:
+        print(f"test-times: {error}", file=sys.stderr)
+        return 1
+    changed = suite_times.write_times()
+    print(f"kept: {suite_times.total_sentence(run)} Rewritten: {[p.name for p in changed] or 'nothing'}")
     return 0
 
 
@@ -337,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
     migrate.set_defaults(run=_migrate)
     navigation = commands.add_parser("navigation", help="regenerate every notebook's navigation cells")
     navigation.set_defaults(run=_navigation)
+    test_times = commands.add_parser("test-times", help="keep the last complete `make test` run's time "
+                                     "(out/make-test-times.jsonl) as docs/make-test-times.json and write it into "
+                                     "README.md and CONTRIBUTING.md")
+    test_times.set_defaults(run=_test_times)
     doctor = commands.add_parser("doctor", help="print versions, devices and the data check")
     doctor.set_defaults(run=_doctor)
     start = commands.add_parser("start", help="write the course's notebooks into DIR (default: ./data-into-tensorflow) "

@@ -75,10 +75,33 @@ def number(value: float, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def described(fig: Figure, text: str) -> Figure:
-    """Set a figure's text alternative and return the figure."""
+def described(fig: Figure, summary: str, details: str = "") -> Figure:
+    """Set a figure's text alternative, one sentence saying what it shows and then the details; return the figure."""
+    summary = " ".join(summary.split()).rstrip(".")
+    if SENTENCE_END.search(summary) or len(summary.split()) > SUMMARY_WORDS:
+        raise ValueError(f"a figure's summary is one sentence of at most {SUMMARY_WORDS} words: {summary!r}")
+    text = f"{summary[:1].upper()}{summary[1:]}." + (f" {details}" if details else "")
     fig.description = " ".join(text.split()).translate(str.maketrans("[]\"", "()'"))  # one line, no [ ] or "
     return fig
+
+
+SENTENCE_END = re.compile(r"[.!?] ")  # what ends a sentence inside a description ("0.42" and "tf.data" do not)
+SUMMARY_WORDS = 40  # the longest first sentence a description may open with
+
+
+def summary_of(description: str) -> str:
+    """The first sentence of a figure's description: what the figure shows."""
+    end = SENTENCE_END.search(description + " ")
+    return description[:end.start() + 1] if end else description
+
+
+def _trend(values: np.ndarray) -> str:
+    """How a curve goes from its first point to its last, in words."""
+    if len(values) < 2:
+        return f"is {number(values[0])}" if len(values) else "has no points"
+    if values[-1] == values[0]:
+        return f"ends where it started, at {number(values[0])}"
+    return f"{'rises' if values[-1] > values[0] else 'falls'} from {number(values[0])} to {number(values[-1])}"
 
 
 def show_digits(images: np.ndarray, labels: Sequence[int], columns: int = 8,
@@ -103,8 +126,9 @@ def show_digits(images: np.ndarray, labels: Sequence[int], columns: int = 8,
                           for r, text in enumerate(row_titles))
     else:
         order = f"the labels in order: {', '.join(shown)}"
-    return described(fig, f"A grid of {len(images)} grey-scale digit images ({shape} pixels), {columns} per row, "
-                          f"each titled with its label; {order}.")
+    rows_said = f", in {rows} rows: {'; '.join(row_titles)}" if row_titles else ""
+    return described(fig, f"{len(images)} grey-scale digit images, each titled with its label{rows_said}",
+                     f"A grid of {columns} per row, {shape} pixels each; {order}.")
 
 
 def show_molecules(sizes: Sequence[int], energies: Sequence[float]) -> Figure:
@@ -118,7 +142,10 @@ def show_molecules(sizes: Sequence[int], energies: Sequence[float]) -> Figure:
     low, high = int(sizes_.min()), int(sizes_.max())
     counts = np.bincount(np.asarray(sizes, dtype=int) - low, minlength=high - low + 1)
     trend = np.corrcoef(sizes_, energies_)[0, 1] if len(sizes_) > 1 and sizes_.std() and energies_.std() else 0.0
-    return described(fig, f"Left, sizes vary from molecule to molecule: a histogram of atoms per molecule for "
+    spread = "almost evenly" if _spread_word(counts, low).startswith("an almost flat") else "unevenly"
+    return described(fig, f"Molecule sizes spread {spread} from {low} to {high} atoms (left), and their Morse pair "
+                          f"energy {'falls' if trend < 0 else 'rises'} with size (right)",
+                     f"Left, sizes vary from molecule to molecule: a histogram of atoms per molecule for "
                           f"{len(sizes_)} molecules, from {low} to {high} atoms (median {number(np.median(sizes_))}); "
                           f"each of the {len(counts)} sizes holds between {int(counts.min())} and "
                           f"{int(counts.max())} molecules (median {number(np.median(counts))} per size), "
@@ -172,9 +199,11 @@ def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel
     where = f", {xlabel} from {number(xs.min())} to {number(xs.max())}" if len(xs) else ""
     lines = "; ".join(_curve_text(name, np.asarray(v, dtype=float), xs[:len(v)], xlabel, logx, logy,
                                   len(curves) == 1) for name, v in curves.items())
-    return described(fig, f"{title + ': ' if title else ''}{ylabel} against {xlabel}{scale}, {len(curves)} "
-                          f"{'curve' if len(curves) == 1 else 'curves'}{where}. {lines}."
-                          f"{_agreement(curves, xs, xlabel)}")
+    trends = "; ".join(f"{name} {_trend(np.asarray(v, dtype=float))}" for name, v in curves.items())
+    agree = " (the two agree closely)" if "agree closely" in _agreement(curves, xs, xlabel) else ""
+    return described(fig, f"{title + ', ' if title else ''}{ylabel} against {xlabel}: {trends}{agree}",
+                     f"Plotted: {ylabel} against {xlabel}{scale}, {len(curves)} "
+                     f"{'curve' if len(curves) == 1 else 'curves'}{where}. {lines}.{_agreement(curves, xs, xlabel)}")
 
 
 FEW_POINTS = 8  # a curve with at most this many points is described point by point
@@ -236,12 +265,15 @@ def show_feed_cost(bytes_per_feed: Sequence[int], ms_per_run: dict[str, Sequence
                       for name, values in ms_per_run.items())
     flat = [name for name, g in growth.items() if g < FLAT_GROWTH]
     grow = [name for name, g in growth.items() if g >= FLAT_GROWTH]
-    verdict = (f"Flat (under {FLAT_GROWTH:g} times over {number(megabytes[-1] / megabytes[0], 2)} times the bytes), "
+    more = number(megabytes[-1] / megabytes[0], 2)
+    verdict = (f"Flat (under {FLAT_GROWTH:g} times over {more} times the bytes), "
                f"costing about nothing more per byte: {_names(flat)}; growing with the bytes, a copy: "
                f"{_names(grow)}.")
-    return described(fig, f"What a feed costs: a copy, or nothing. The median ms per run against the MB fed per "
-                          f"run, log-log, {len(megabytes)} sizes from {number(megabytes[0])} to "
-                          f"{number(megabytes[-1])} MB. {verdict} {lines}.")
+    return described(fig, f"What a feed costs, a copy or nothing: over {more} times the bytes, {_names(flat)} "
+                          f"{'stays' if len(flat) == 1 else 'stay'} flat and {_names(grow)} "
+                          f"{'grows' if len(grow) == 1 else 'grow'} with the bytes",
+                     f"The median ms per run against the MB fed per run, log-log, {len(megabytes)} sizes from "
+                     f"{number(megabytes[0])} to {number(megabytes[-1])} MB. {verdict} {lines}.")
 
 
 FLAT_GROWTH = 2.0  # a feed's cost that grows less than this over the sizes drawn is called flat
@@ -268,8 +300,9 @@ def show_pipeline(stages: Sequence[str], per_row: int = 4, title: str = "") -> F
         else:
             ax.annotate("", (x1, y1 + 0.25), (x0, y0 - 0.25),
                         arrowprops={"arrowstyle": "->", "connectionstyle": "angle,angleA=0,angleB=90"})
-    return described(fig, f"{title + ': ' if title else ''}a pipeline of {len(stages)} stages, each feeding the "
-                          f"next: {' → '.join(' '.join(str(stage).split()) for stage in stages)}.")
+    said = [" ".join(str(stage).split()) for stage in stages]
+    return described(fig, f"{title + ': ' if title else ''}a pipeline of {len(stages)} stages, each feeding the next, "
+                          f"from {said[0]} to {said[-1]}", f"In order: {' → '.join(said)}.")
 
 
 def show_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str = "") -> Figure:
@@ -285,8 +318,14 @@ def show_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str = "")
     fig.suptitle(title)
     panels = "; ".join(f"{name}: " + ", ".join(f"{label} {number(v)}" for label, v in values.items()) +
                        f" (highest: {max(values, key=values.get)})" for name, values in groups.items())
-    return described(fig, f"{title + ': ' if title else ''}bar chart of {ylabel}, {len(groups)} "
-                          f"{'panel' if len(groups) == 1 else 'panels'}. {panels}.")
+    tops = {name: max(values, key=values.get) for name, values in groups.items()}
+    if len(set(tops.values())) == 1 and len(groups) > 1:
+        top = f"{next(iter(tops.values()))} is highest in all {len(groups)} panels ({', '.join(groups)})"
+    else:
+        top = "; ".join(f"{name}: {label} highest, at {number(groups[name][label])}" for name, label in tops.items())
+    return described(fig, f"{title + ', ' if title else ''}{ylabel}: {top}",
+                     f"A bar chart of {ylabel}, {len(groups)} {'panel' if len(groups) == 1 else 'panels'}. "
+                     f"{panels}.")
 
 
 def show_ptb_layout(stream: Sequence[int], batch_size: int, num_steps: int, step: int = 0) -> Figure:
@@ -326,13 +365,14 @@ def show_ptb_layout(stream: Sequence[int], batch_size: int, num_steps: int, step
     windows = "; ".join(f"w{i}: x columns {_columns(i * num_steps, num_steps)}, y columns "
                         f"{_columns(i * num_steps + 1, num_steps)}" for i in range(epoch))
     only_y = epoch * num_steps
-    return described(fig, f"A stream of {len(stream)} tokens cut into {batch_size} rows of {batch_len} "
-                          f"(batch_len), each row a contiguous run of the stream; the rows are cut into {epoch} "
-                          f"windows of {num_steps} columns (the epoch), each labelled above the grid (w0, w1, …) "
-                          f"with its own hatching. {windows}. Column 0 is only ever an x; column {only_y} "
-                          f"{'(the last of each row) ' if only_y == batch_len - 1 else ''}appears only as a y, in "
-                          f"w{epoch - 1}{_unused(batch_len - 1 - epoch * num_steps)}. Window {step} is outlined: x "
-                          f"solid, y dashed. {rows}.")
+    return described(fig, f"A stream of {len(stream)} tokens cut into {batch_size} rows of {batch_len}, then into "
+                          f"{epoch} windows of {num_steps} columns, window {step}'s x and y outlined",
+                     f"Each row is a contiguous run of the stream (batch_len {batch_len}); the {epoch} windows "
+                     f"(the epoch) are each labelled above the grid (w0, w1, …) with its own hatching. {windows}. "
+                     f"Column 0 is only ever an x; column {only_y} "
+                     f"{'(the last of each row) ' if only_y == batch_len - 1 else ''}appears only as a y, in "
+                     f"w{epoch - 1}{_unused(batch_len - 1 - epoch * num_steps)}. Window {step} is outlined: x "
+                     f"solid, y dashed. {rows}.")
 
 
 PTB_HATCHES = ("//", "\\\\", "xx", "..", "oo", "--", "++", "||")  # one per window, beside its w label
@@ -370,11 +410,21 @@ def show_pipeline_bench(results: dict) -> Figure:
                  "blue: tf.data)")
     panels = "; ".join(f"{name} workload, top to bottom: " + ", ".join(
         _bench_bar(v, f) for v, f in results[name]["variants"].items()) for name in names)
-    return described(fig, f"Input pipelines compared: each variant's speedup over tf.data naive (median of the same "
-                          f"run), one bar per variant in the table's order, its group told by colour and hatching "
-                          f"(baseline: grey, dotted; TF1 and AUTOTUNE: vermillion, hatched; tf.data: blue, plain) "
-                          f"and written beside it with its ratio to the workload's yardstick and its share of time "
-                          f"waiting for input. {panels}.")
+    ends = "; ".join(_bench_extremes(name, results[name]["variants"]) for name in names)
+    return described(fig, f"Speedup over tf.data naive, the fastest and the slowest pipeline per workload: {ends}",
+                     f"Each variant's speedup over tf.data naive (median of the same "
+                     f"run), one bar per variant in the table's order, its group told by colour and hatching "
+                     f"(baseline: grey, dotted; TF1 and AUTOTUNE: vermillion, hatched; tf.data: blue, plain) "
+                     f"and written beside it with its ratio to the workload's yardstick and its share of time "
+                     f"waiting for input. {panels}.")
+
+
+def _bench_extremes(workload: str, variants: dict) -> str:
+    """A workload's fastest and slowest pipeline (the baselines left out) and their speedups."""
+    speed = {v: f["speedup_over_naive"] for v, f in variants.items() if _bench_group(v) != "baseline"} or {
+        v: f["speedup_over_naive"] for v, f in variants.items()}
+    fast, slow = max(speed, key=speed.get), min(speed, key=speed.get)
+    return f"{workload} {fast} {speed[fast]:.2f}× and {slow} {speed[slow]:.2f}×"
 
 
 def _bench_bar(variant: str, f: dict) -> str:
@@ -410,9 +460,12 @@ def show_drill(drills: dict[str, dict]) -> Figure:
         ax.set(title=f"{name}: {len(drill['seen'])} received, {state}", ylabel="elements received",
                xlabel="seconds since the first element")
         ax.legend(loc="lower right", fontsize=8)
-    return described(fig, "Fault drills, elements received against seconds since each drill's first element (0 s "
-                          "here is that element's arrival; the drill's printed times count from the client's "
-                          "start). " + " ".join(
+    outcomes = "; ".join(
+        f"{name} {'finished' if d['finished'] else 'was still waiting when stopped'} after {len(d['seen'])} elements, "
+        f"{'with' if d.get('restarted_s') is not None else 'with no'} replacement worker" for name, d in drills.items())
+    return described(fig, f"Fault drills, elements received over time: {outcomes}",
+                     "Elements received against seconds since each drill's first element (0 s here is that "
+                     "element's arrival; the drill's printed times count from the client's start). " + " ".join(
         _drill_text(name, drill) for name, drill in drills.items()))
 
 

@@ -57,19 +57,8 @@ def _encode_dataset(dataset: Any, tf: Any, encode_item: Callable[[Any], Any]) ->
     spec = _spec_tree(dataset.element_spec, tf)
     if spec is None:
         return {"X": f"Dataset_of_{type(dataset.element_spec).__name__}"[:80]}
-    items, size, ended, error = [], 0, False, None
-    try:
-        iterator = iter(dataset.as_numpy_iterator())
-        while len(items) < DATASET_ITEMS and size < DATASET_BYTES:
-            try:
-                element = next(iterator)
-            except StopIteration:
-                ended = True
-                break
-            size += sum(np.asarray(leaf).nbytes for leaf in tf.nest.flatten(element))
-            items.append(encode_item(_plain(element)))
-    except Exception as error_raised:  # noqa: BLE001 -- the pipeline's own error is part of what it yields
-        error = [type(error_raised).__name__, str(error_raised)[:2000]]
+    elements, ended, error = _read_in_batches(dataset, tf) or _read_one_by_one(dataset, tf)
+    items = [encode_item(_plain(element)) for element in elements]
     graph = None
     try:
         serialized = dataset._as_serialized_graph().numpy()  # noqa: SLF001 -- its stages, as data
@@ -78,6 +67,48 @@ def _encode_dataset(dataset: Any, tf: Any, encode_item: Callable[[Any], Any]) ->
         pass
     return {"DS": {"spec": spec, "items": items, "ended": ended, "error": error, "graph": graph,
                    "deterministic": dataset.options().deterministic}}
+
+
+def _read_one_by_one(dataset: Any, tf: Any) -> tuple[list, bool, list | None]:
+    """Read elements until the end, the pipeline's own error, DATASET_ITEMS elements or DATASET_BYTES (the element
+    that crosses it included); return them, whether the dataset ended, and the error as [type, message]."""
+    elements, size, ended, error = [], 0, False, None
+    try:
+        iterator = iter(dataset.as_numpy_iterator())
+        while len(elements) < DATASET_ITEMS and size < DATASET_BYTES:
+            try:
+                element = next(iterator)
+            except StopIteration:
+                ended = True
+                break
+            size += sum(np.asarray(leaf).nbytes for leaf in tf.nest.flatten(element))
+            elements.append(element)
+    except Exception as error_raised:  # noqa: BLE001 -- the pipeline's own error is part of what it yields
+        error = [type(error_raised).__name__, str(error_raised)[:2000]]
+    return elements, ended, error
+
+
+def _read_in_batches(dataset: Any, tf: Any) -> tuple[list, bool, None] | None:
+    """The same elements as `_read_one_by_one`, read READ_BATCH at a time where every element has the same size
+    (fully defined shapes, no strings); None where they may not, or where the pipeline raised (then the elements
+    before the error are read again one by one)."""
+    leaves = tf.nest.flatten(dataset.element_spec)
+    if not all(leaf.shape.is_fully_defined() and leaf.dtype != tf.string for leaf in leaves):
+        return None
+    element_bytes = sum(leaf.shape.num_elements() * leaf.dtype.size for leaf in leaves)
+    limit = min(DATASET_ITEMS, -(-DATASET_BYTES // element_bytes) if element_bytes else DATASET_ITEMS)
+    elements = []
+    try:
+        for batch in dataset.take(limit).batch(READ_BATCH).as_numpy_iterator():
+            parts = tf.nest.flatten(batch)
+            for k in range(len(parts[0])):
+                elements.append(tf.nest.pack_sequence_as(dataset.element_spec, [part[k] for part in parts]))
+    except Exception:  # noqa: BLE001 -- read again one by one, to keep the elements before the error
+        return None
+    return elements, len(elements) < limit, None
+
+
+READ_BATCH = 256  # elements read at once where they all have the same size
 
 
 def _plain(element: Any) -> Any:

@@ -239,7 +239,7 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
     fig.suptitle(f"{title}: {snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time waiting for "
                  f"input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% / {100 * INPUT_BOUND:.0f}%)",
                  fontsize=10)
-    return described(fig, run_description(monitor, title))
+    return described(fig, *run_description(monitor, title))
 
 
 def swings(values: Sequence[float], low_q: float = 10, high_q: float = 90) -> tuple[float, float, int] | None:
@@ -257,16 +257,17 @@ def swings(values: Sequence[float], low_q: float = 10, high_q: float = 90) -> tu
     return (float(low), float(high), crossings) if crossings >= 4 else None
 
 
-def run_description(monitor: Monitor, title: str = "") -> str:
-    """Return the text alternative of a run's figure: the verdict, the step times after the warm-up steps, each
-    queue's fill (and its swing, when it oscillates) and the GPU."""
+def run_description(monitor: Monitor, title: str = "") -> tuple[str, str]:
+    """Return the text alternative of a run's figure, as (summary, details): the verdict, then the step times after
+    the warm-up steps, each queue's fill (and its swing, when it oscillates) and the GPU."""
     times, fractions = monitor.fill_history()
     _, waits, computes = monitor.step_history()
     snapshot = monitor.snapshot()
     waits, computes = 1000 * np.asarray(waits), 1000 * np.asarray(computes)
     warmup = monitor.warmup_in_history()
-    parts = [f"{title + ': ' if title else ''}{snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time "
-             f"waiting for input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%)."]
+    summary = (f"{title + ': ' if title else ''}{snapshot.verdict}, {100 * snapshot.wait_fraction:.0f}% of step time "
+               f"waiting for input (thresholds {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%)")
+    parts = []
     counted_waits, counted_computes = waits[warmup:], computes[warmup:]
     if len(counted_waits):
         after = (f" after the {warmup} warm-up step{'' if warmup == 1 else 's'} (steps 1 to {warmup}, which the "
@@ -290,7 +291,7 @@ def run_description(monitor: Monitor, title: str = "") -> str:
     if gpu_times:
         parts.append(f"{monitor.gpu_note}: utilisation median {100 * np.median(utilization):.0f}%, highest "
                      f"{100 * np.max(utilization):.0f}%.")
-    return " ".join(parts)
+    return summary, " ".join(parts)
 
 
 def _swing_text(values: Sequence[float]) -> str:
@@ -315,9 +316,10 @@ def compare_figure(results: dict[str, float], title: str = "Share of step time w
         ax.axvline(100 * threshold, color="grey", linestyle="--", linewidth=1)
     ax.set(xlabel="% of step time waiting for input", title=title, xlim=(0, 100))
     ax.invert_yaxis()
-    return described(fig, f"{title}, per run (bar length, with the verdict written beside each bar): " + "; ".join(
-        f"{name} {v:.0f}%, {kind}" for name, v, kind in zip(names, values, verdicts, strict=True)) +
-        f". Thresholds at {100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%.")
+    return described(fig, f"{title}, per run: " + "; ".join(
+        f"{name} {v:.0f}%, {kind}" for name, v, kind in zip(names, values, verdicts, strict=True)),
+        f"One bar per run, its length the share, with the verdict written beside it. Thresholds at "
+        f"{100 * MODERATELY_INPUT_BOUND:.0f}% and {100 * INPUT_BOUND:.0f}%.")
 
 
 def agreement_figure(pairs: dict[str, tuple[float, float]],
@@ -350,7 +352,11 @@ def agreement_figure(pairs: dict[str, tuple[float, float]],
     ax.set_xticks(range(0, 101, 20))  # the room right of 100% is for the labels
     ax.invert_yaxis()
     ax.legend(loc="lower right")
-    return described(fig, f"{labels[0]} vs {labels[1]}, % of step time waiting for input per run (first plain, second "
+    same = [name for name in pairs if said[name][0] == said[name][1]]
+    differ = [name for name in pairs if name not in same]
+    return described(fig, f"{labels[0]} and {labels[1]} reach the same verdict on {len(same)} of {len(pairs)} runs"
+                          + (f" (not on {', '.join(differ)})" if differ else ""),
+                     f"{labels[0]} vs {labels[1]}, % of step time waiting for input per run (first plain, second "
                           f"hatched), with the verdict each reached written beside its bar: " + "; ".join(
                               f"{name}: {labels[0]} {100 * a:.0f}%, {said[name][0]}; {labels[1]} {100 * b:.0f}%, "
                               f"{said[name][1]}" for name, (a, b) in pairs.items()) +

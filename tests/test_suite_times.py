@@ -1,0 +1,64 @@
+"""`make test`'s time: recorded by each of its runs, kept only from a complete, passing run of one commit, and stated
+in README.md and CONTRIBUTING.md exactly as generated from the committed record (classroom/suite_times.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tutorial_lib.classroom import suite_times
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _log(tmp_path: Path, stages: list[tuple[str, float, int, int, str]]) -> Path:
+    log = tmp_path / "out" / "make-test-times.jsonl"
+    for stage, seconds, tests, failed, commit in stages:
+        suite_times.append_stage(log, stage, seconds, tests, failed, {"tests/a.py": seconds / 2, "tests/b.py": 1.0},
+                                 commit, 2, "2026-11-27")
+    return log
+
+
+COMPLETE = [("tests-and-notebooks", 400.0, 900, 0, "abc1234def"), ("measured-one-core", 130.0, 135, 0, "abc1234def"),
+            ("browser", 70.4, 4, 0, "abc1234def")]
+
+
+def test_a_complete_passing_run_is_kept_and_said_per_stage(tmp_path):
+    log = _log(tmp_path, [("tests-and-notebooks", 999.0, 1, 0, "old"), *COMPLETE])
+    run = suite_times.complete_run(log)
+    assert [s["seconds"] for s in run["stages"]] == [400.0, 130.0, 70.4]  # the last line of each stage
+    assert suite_times.total_sentence(run) == (
+        "On the 2-core test machine, from a fresh clone, `make test` took 10 min 0 s after the install (commit "
+        "abc1234, 2026-11-27): 900 tests and notebook cells, three workers at once in 6 min 40 s, then 135 on one "
+        "core each (the measured notebooks, the nbgrader round trip) in 2 min 10 s, then the browser test in "
+        "1 min 10 s.")
+    assert suite_times.breakdown_sentence(run).endswith("`a.py` 200; `b.py` 1; 201 s in all over three workers.")
+
+
+@pytest.mark.parametrize("stages, said", [
+    (COMPLETE[:2], "no browser run recorded"),
+    ([*COMPLETE[:2], ("browser", 70.0, 4, 1, "abc1234def")], "failures in browser"),
+    ([*COMPLETE[:2], ("browser", 70.0, 4, 0, "fff0000")], "runs of several commits"),
+])
+def test_an_incomplete_failing_or_mixed_run_is_not_kept(tmp_path, stages, said):
+    with pytest.raises(ValueError, match=said):
+        suite_times.complete_run(_log(tmp_path, stages))
+
+
+def test_readme_and_contributing_state_the_recorded_time_and_a_hand_edit_is_caught(tmp_path):
+    assert suite_times.time_problems() == []
+    run = json.loads((ROOT / suite_times.RECORD).read_text())
+    readme = (ROOT / "README.md").read_text()
+    assert suite_times.total_sentence(run) in readme and suite_times.minutes(
+        sum(s["seconds"] for s in run["stages"])) in readme
+    for name in ("README.md", "CONTRIBUTING.md"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "docs").mkdir()
+    shutil.copy(ROOT / suite_times.RECORD, tmp_path / suite_times.RECORD)
+    edited = (tmp_path / "README.md").read_text().replace("`make test` took", "`make test` took only")
+    (tmp_path / "README.md").write_text(edited)
+    assert [p.split(":")[0] for p in suite_times.time_problems(tmp_path)] == ["README.md"]
+    assert suite_times.write_times(tmp_path) == [tmp_path / "README.md"] and not suite_times.time_problems(tmp_path)
