@@ -203,11 +203,16 @@ def test_every_description_opens_with_one_sentence_saying_what_the_figure_shows(
     assert summaries["curves"] == ("Five, loss against step: curve 0 rises from 0 to 1; curve 1 ends where it "
                                    "started, at 1; curve 2 falls from 2 to 1; curve 3 falls from 3 to 1; curve 4 falls "
                                    "from 4 to 1.")
-    assert summaries["bench"] == ("Speedup over tf.data naive, the fastest and the slowest pipeline per workload: "
-                                  "cpu prefetch 2.50× and queue 2.00×.")
-    assert summaries["bars"] == "MB: g1: c highest, at 3; g2: a highest, at 2."
+    assert summaries["bench"] == ("Speedup over tf.data naive, the fastest and the slowest pipeline other than the "
+                                  "baselines (naive, ceiling) per workload: cpu prefetch 2.50× and queue 2.00×.")
+    assert summaries["bars"] == "MB: g1, c highest at 3; g2, a highest at 2."
+    one = plots.summary_of(plots.show_bars({"throughput": {"a": 1.0, "b": 3.0}}, "elements per second").description)
+    assert one == "Throughput, elements per second: b highest at 3, a lowest at 1."
+    both = plots.summary_of(plots.show_bars({"g1": {"a": 2.0, "b": 1.0}, "g2": {"a": 3.0}}, "MB", "t").description)
+    assert both == "T, MB: a is highest in both panels (g1, g2)."
+    assert plots.summary_of(plots.show_pipeline(["a", "b"], title="tf.data, two").description).startswith("tf.data")
     assert summaries["agreement"] == "Dashboard and profiler reach the same verdict on 1 of 2 runs (not on b)."
-    assert summaries["drill"] == "Fault drills, elements received over time: d finished after 3 elements, with " \
+    assert summaries["drill"] == "Fault drills, elements received over time: d finished after 3 elements, with a " \
                                  "replacement worker."
     assert summaries["molecules"].startswith("Molecule sizes spread") and "falls with size" in summaries["molecules"]
     with pytest.raises(ValueError, match="one sentence"):

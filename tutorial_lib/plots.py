@@ -80,7 +80,10 @@ def described(fig: Figure, summary: str, details: str = "") -> Figure:
     summary = " ".join(summary.split()).rstrip(".")
     if SENTENCE_END.search(summary) or len(summary.split()) > SUMMARY_WORDS:
         raise ValueError(f"a figure's summary is one sentence of at most {SUMMARY_WORDS} words: {summary!r}")
-    text = f"{summary[:1].upper()}{summary[1:]}." + (f" {details}" if details else "")
+    first, _, rest = summary.partition(" ")
+    if first.rstrip(",:;").isalpha() and first.islower():  # "dashboard and ..." -> "Dashboard and ...", never "Tf.data"
+        summary = f"{first.capitalize()} {rest}".rstrip()
+    text = f"{summary}." + (f" {details}" if details else "")
     fig.description = " ".join(text.split()).translate(str.maketrans("[]\"", "()'"))  # one line, no [ ] or "
     return fig
 
@@ -200,8 +203,7 @@ def show_curves(curves: dict[str, Sequence[float]], xlabel: str = "step", ylabel
     lines = "; ".join(_curve_text(name, np.asarray(v, dtype=float), xs[:len(v)], xlabel, logx, logy,
                                   len(curves) == 1) for name, v in curves.items())
     trends = "; ".join(f"{name} {_trend(np.asarray(v, dtype=float))}" for name, v in curves.items())
-    agree = " (the two agree closely)" if "agree closely" in _agreement(curves, xs, xlabel) else ""
-    return described(fig, f"{title + ', ' if title else ''}{ylabel} against {xlabel}: {trends}{agree}",
+    return described(fig, f"{title + ', ' if title else ''}{ylabel} against {xlabel}: {trends}",
                      f"Plotted: {ylabel} against {xlabel}{scale}, {len(curves)} "
                      f"{'curve' if len(curves) == 1 else 'curves'}{where}. {lines}.{_agreement(curves, xs, xlabel)}")
 
@@ -319,11 +321,19 @@ def show_bars(groups: dict[str, dict[str, float]], ylabel: str, title: str = "")
     panels = "; ".join(f"{name}: " + ", ".join(f"{label} {number(v)}" for label, v in values.items()) +
                        f" (highest: {max(values, key=values.get)})" for name, values in groups.items())
     tops = {name: max(values, key=values.get) for name, values in groups.items()}
-    if len(set(tops.values())) == 1 and len(groups) > 1:
-        top = f"{next(iter(tops.values()))} is highest in all {len(groups)} panels ({', '.join(groups)})"
+    if len(groups) == 1:
+        (name, values), = groups.items()
+        low = min(values, key=values.get)
+        summary = (f"{title or name}, {ylabel}: {tops[name]} highest at {number(values[tops[name]])}, {low} lowest "
+                   f"at {number(values[low])}")
+    elif len(set(tops.values())) == 1:
+        every = "both" if len(groups) == 2 else f"all {len(groups)}"
+        summary = f"{title + ', ' if title else ''}{ylabel}: {tops[next(iter(groups))]} is highest in {every} panels " \
+                  f"({', '.join(groups)})"
     else:
-        top = "; ".join(f"{name}: {label} highest, at {number(groups[name][label])}" for name, label in tops.items())
-    return described(fig, f"{title + ', ' if title else ''}{ylabel}: {top}",
+        summary = f"{title + ', ' if title else ''}{ylabel}: " + "; ".join(
+            f"{name}, {label} highest at {number(groups[name][label])}" for name, label in tops.items())
+    return described(fig, summary,
                      f"A bar chart of {ylabel}, {len(groups)} {'panel' if len(groups) == 1 else 'panels'}. "
                      f"{panels}.")
 
@@ -411,7 +421,8 @@ def show_pipeline_bench(results: dict) -> Figure:
     panels = "; ".join(f"{name} workload, top to bottom: " + ", ".join(
         _bench_bar(v, f) for v, f in results[name]["variants"].items()) for name in names)
     ends = "; ".join(_bench_extremes(name, results[name]["variants"]) for name in names)
-    return described(fig, f"Speedup over tf.data naive, the fastest and the slowest pipeline per workload: {ends}",
+    return described(fig, f"Speedup over tf.data naive, the fastest and the slowest pipeline other than the baselines "
+                          f"(naive, ceiling) per workload: {ends}",
                      f"Each variant's speedup over tf.data naive (median of the same "
                      f"run), one bar per variant in the table's order, its group told by colour and hatching "
                      f"(baseline: grey, dotted; TF1 and AUTOTUNE: vermillion, hatched; tf.data: blue, plain) "
@@ -462,7 +473,8 @@ def show_drill(drills: dict[str, dict]) -> Figure:
         ax.legend(loc="lower right", fontsize=8)
     outcomes = "; ".join(
         f"{name} {'finished' if d['finished'] else 'was still waiting when stopped'} after {len(d['seen'])} elements, "
-        f"{'with' if d.get('restarted_s') is not None else 'with no'} replacement worker" for name, d in drills.items())
+        f"{'with a' if d.get('restarted_s') is not None else 'with no'} replacement worker"
+        for name, d in drills.items())
     return described(fig, f"Fault drills, elements received over time: {outcomes}",
                      "Elements received against seconds since each drill's first element (0 s here is that "
                      "element's arrival; the drill's printed times count from the client's start). " + " ".join(

@@ -85,10 +85,13 @@ def _between_markers(text: str, body: str, name: str) -> str:
     if README_START not in text or README_END not in text:
         raise ValueError(f"{name} has no {README_START} ... {README_END} markers")
     before, rest = text.split(README_START, 1)
-    return f"{before}{README_START}\n{body}\n{README_END}{rest.split(README_END, 1)[1]}"
+    return f"{before}{README_START}\n{body + chr(10) if body else ''}{README_END}{rest.split(README_END, 1)[1]}"
 
 
 def _texts(root: Path) -> dict[Path, str]:
+    """What goes between each file's markers: the record's sentences (nothing until a run is recorded)."""
+    if not (root / RECORD).exists():
+        return {root / "README.md": "", root / "CONTRIBUTING.md": ""}
     run = json.loads((root / RECORD).read_text())
     return {root / "README.md": total_sentence(run),
             root / "CONTRIBUTING.md": f"{total_sentence(run)} {breakdown_sentence(run)}"}
