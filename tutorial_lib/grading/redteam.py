@@ -123,7 +123,7 @@ ATTEMPTS: list[tuple[str, str, dict[str, str], list[str], str]] = [
      {"ex2_invert": "def invert(vocab):\n    hog = np.ones((1 << 40,), np.float64)\n    return {}\n"},
      ["ex2_invert_test"], "a memory bomb (8 TiB at once)"),
     ("rt-sleep", "00_start_here",
-     {"ex3_atom_count": "import time\n\ndef atom_count(molecule, symbol):\n    time.sleep(10)\n    return 0\n"},
+     {"ex3_atom_count": "import time\n\ndef atom_count(molecule, symbol):\n    time.sleep(15)\n    return 0\n"},
      ["ex3_atom_count_test"], "sleep past the time limit (each call under the cell timeout)"),
     ("rt-runner", "03a_queues_and_threads",
      {"ex2_run_with_runners": "def run_with_runners(sess, fetch, steps):\n    return []\n\n"
