@@ -154,6 +154,16 @@ def test_without_internet_the_install_says_what_to_do_in_one_line(tmp_path):
     assert "Traceback" not in output and "front end" not in output  # the cell stopped there, in one line
 
 
+def test_an_uploaded_wheel_that_fails_offline_is_not_told_to_upload_a_wheel(tmp_path):
+    wheel = tmp_path / "data_into_tensorflow-0.2.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    output, calls = run_setup(tmp_path, colab=False, extra_env={"DATA_INTO_TF_SOURCE": str(wheel)}, offline=True)
+    assert calls == [{"run": pip_install(str(wheel))}], calls
+    shown = output.split("pip keeps an installed TensorFlow that fits", 1)[1].strip().splitlines()
+    assert shown == [f"CourseNotInstalled: pip could not install {wheel} (its message is above); without internet it "
+                     "cannot fetch from pypi.org the dependencies this runtime lacks"], output
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")), ids=lambda p: p.name)
 def test_every_notebook_has_the_same_install_cell_first(path):
     code = [c for c in read(path).cells if c.cell_type == "code"]

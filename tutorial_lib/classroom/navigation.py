@@ -34,7 +34,8 @@ import socket
 import subprocess
 import sys
 
-# Where to install the course from; DATA_INTO_TF_SOURCE may name a wheel's path or URL, or another repository.
+# Where to install the course from; DATA_INTO_TF_SOURCE may name a wheel's path or URL, or another repository as
+# a pip VCS URL (git+https://...).
 PUBLISHED = "{INSTALL_SOURCE}"
 COURSE_SOURCE = os.environ.get("DATA_INTO_TF_SOURCE") or PUBLISHED
 
@@ -56,13 +57,16 @@ if importlib.util.find_spec("tutorial_lib") is None:
     print(f"installing the course from {{COURSE_SOURCE}}; pip keeps an installed TensorFlow that fits")
     pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", COURSE_SOURCE],
                          capture_output=True, text=True)
-    if pip.returncode and not online():
-        raise CourseNotInstalled("no internet, so pip cannot fetch the course: turn the internet on (Kaggle: "
-                                 "Settings → Internet) and run this cell again, or upload the course's wheel "
-                                 "and name it first: %env DATA_INTO_TF_SOURCE=/path/to/the.whl")
     if pip.returncode:
+        offline = not online()
+        if offline and not os.path.exists(COURSE_SOURCE):
+            raise CourseNotInstalled("no internet (pypi.org cannot be reached), so pip cannot fetch the course: turn "
+                                     "the internet on (Kaggle: Settings → Internet) and run this cell again, or "
+                                     "upload the course's wheel and name it first: "
+                                     "%env DATA_INTO_TF_SOURCE=/path/to/the.whl")
         sys.stderr.write(pip.stderr)
-        raise CourseNotInstalled(f"pip could not install {{COURSE_SOURCE}} (its message is above)")
+        raise CourseNotInstalled(f"pip could not install {{COURSE_SOURCE}} (its message is above)" + (
+            "; without internet it cannot fetch from pypi.org the dependencies this runtime lacks" if offline else ""))
     importlib.invalidate_caches()
 from tutorial_lib import env
 
