@@ -96,13 +96,17 @@ def course_table(launch: bool = False) -> str:
                       "(docs/install.md))."])
 
 
+def between_markers(text: str, start: str, end: str, body: str, what: str) -> str:
+    """Return `text` with `body` (its own lines; nothing when empty) between the markers `start` and `end`."""
+    if start not in text or end not in text:
+        raise ValueError(f"{what}: no {start} ... {end} markers")
+    before, rest = text.split(start, 1)
+    return f"{before}{start}\n{body + chr(10) if body else ''}{end}{rest.split(end, 1)[1]}"
+
+
 def _readme_with_table(text: str) -> str:
     """Return the README text with the generated table between its markers."""
-    if README_START not in text or README_END not in text:
-        raise ValueError(f"README.md has no {README_START} ... {README_END} markers around the course table")
-    before, rest = text.split(README_START, 1)
-    after = rest.split(README_END, 1)[1]
-    return f"{before}{README_START}\n{course_table(launch=True)}\n{README_END}{after}"
+    return between_markers(text, README_START, README_END, course_table(launch=True), "README.md's course table")
 
 
 def _map_cell_source() -> str:
