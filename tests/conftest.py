@@ -90,6 +90,7 @@ def pytest_xdist_make_scheduler(config, log):
 # --- how long `make test` takes: each of its runs (named by TEST_STAGE) records its time (classroom/suite_times.py) ---
 
 _STARTED = time.perf_counter()
+_BUSY_AT_START = suite_times.machine_cpu()
 _PER_FILE: defaultdict[str, float] = defaultdict(float)
 _OUTCOMES: dict[str, bool] = {}  # test id -> passed (or skipped) in every phase
 
@@ -112,4 +113,5 @@ def pytest_sessionfinish(session, exitstatus):
         commit += "-with-changes"
     failed = sum(not ok for ok in _OUTCOMES.values()) or int(exitstatus != 0)  # a collection error counts too
     suite_times.append_stage(root / suite_times.RUN_LOG, stage, time.perf_counter() - _STARTED, len(_OUTCOMES),
-                             failed, dict(_PER_FILE), commit, os.cpu_count() or 1, time.strftime("%Y-%m-%d"))
+                             failed, dict(_PER_FILE), commit, os.cpu_count() or 1, time.strftime("%Y-%m-%d"),
+                             suite_times.busy_share(_BUSY_AT_START, suite_times.machine_cpu()))

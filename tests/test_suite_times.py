@@ -18,7 +18,7 @@ def _log(tmp_path: Path, stages: list[tuple[str, float, int, int, str]]) -> Path
     log = tmp_path / "out" / "make-test-times.jsonl"
     for stage, seconds, tests, failed, commit in stages:
         suite_times.append_stage(log, stage, seconds, tests, failed, {"tests/a.py": seconds / 2, "tests/b.py": 1.0},
-                                 commit, 2, "2026-11-27")
+                                 commit, 2, "2026-11-27", 0.963)
     return log
 
 
@@ -35,7 +35,21 @@ def test_a_complete_passing_run_is_kept_and_said_per_stage(tmp_path):
         "abc1234, 2026-11-27): 900 tests and notebook cells, three workers at once in 6 min 40 s, then 135 on one "
         "core each (the measured notebooks, the nbgrader round trip) in 2 min 10 s, then the browser test in "
         "1 min 10 s.")
-    assert suite_times.breakdown_sentence(run).endswith("`a.py` 200; `b.py` 1; 201 s in all over three workers.")
+    assert suite_times.breakdown_sentence(run).endswith(
+        "`a.py` 200; `b.py` 1; 201 s in all over three workers. The machine's processors were busy 96% of that run's "
+        "time, so it is shortened by less work, not by more workers.")
+
+
+def test_the_busy_share_is_read_from_the_machine_and_left_out_where_it_cannot_be():
+    start = suite_times.machine_cpu()
+    sum(i * i for i in range(2_000_000))  # some work between the readings
+    share = suite_times.busy_share(start, suite_times.machine_cpu())
+    assert start is None and share is None or 0 < share <= 1
+    assert suite_times.busy_share(None, (5, 10)) is None and suite_times.busy_share((1, 10), (6, 20)) == 0.5
+    run = {"stages": [{"busy": None}], "first_stage_files": {"tests/a.py": 3.0}, "first_stage_file_seconds": 3.0}
+    assert suite_times.breakdown_sentence(run).endswith("3 s in all over three workers.")
+    run["stages"][0]["busy"] = 0.5
+    assert suite_times.breakdown_sentence(run).endswith("busy 50% of that run's time.")
 
 
 @pytest.mark.parametrize("stages, said", [
