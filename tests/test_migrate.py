@@ -280,3 +280,82 @@ def test_real_pipelines_give_their_reviewed_reports(name):
     assert [[c.line, c.api, c.known] for c in result.calls] == EXPECTED[name]["calls"]
     assert [[f"{c.api}@{c.line}" for c in p] for p in scanner.pipelines(result)] == EXPECTED[name]["pipelines"]
     assert result.errors == []
+
+
+# --- Python 2, feeds in every form, counts, files that are not Python ------------------------------------------
+PYTHON2 = """import sys
+import tensorflow as tf
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files, num_epochs=2)
+    _, record = tf.TFRecordReader().read(queue)
+    print "read", record
+    return tf.train.batch([record], batch_size)
+
+batch = inputs(["a.tfr"], 32)
+try:
+    tf.Session().run(batch)
+except tf.errors.OutOfRangeError, e:
+    print >>sys.stderr, "done", e
+"""
+
+
+def test_a_python_2_file_is_read_with_fissix_and_its_rewritten_lines_named(tmp_path, capsys):
+    result = scan(tmp_path, PYTHON2)
+    assert result.errors == [] and result.python2 == {-1: [7, 13, 14]}
+    assert found(result) == [(5, "string_input_producer", True), (6, "TFRecordReader", True), (8, "batch", True)]
+    assert [[c.api for c in p] for p in scanner.pipelines(result)] == [["string_input_producer", "TFRecordReader",
+                                                                       "batch"]]
+    assert "note: read as Python 2 (fissix, the lib2to3 fork, rewrote the syntax Python 3 cannot parse): lines 7, " \
+           "13, 14" in report.text([result])
+    assert json.loads(report.as_json([result]))["files"][0]["python2"] == {"-1": [7, 13, 14]}
+    assert report.summary_line([result]).startswith("1 file(s) scanned (1 read as Python 2): 3 call(s) listed")
+    broken = scan(tmp_path, PYTHON2 + "def broken(:\n    pass\n", "broken.py")  # neither Python 3 nor 2
+    assert broken.python2 == {} and broken.errors[0]["message"].startswith("cannot parse")
+
+
+FEEDS = """import tensorflow as tf
+x = tf.placeholder(tf.float32)
+op = x * 2
+sess = tf.Session()
+feed = {x: 1.0}
+sess.run(op, {x: 1.0})
+sess.run(op, feed)
+with tf.compat.v1.Session() as s:
+    s.run([op], feed)
+sv = tf.train.Supervisor()
+with sv.managed_session() as managed:
+    managed.run(op, feed)
+op.eval({x: 3.0})
+sess.run(op, feed_dict=feed)
+sess.run(op, feed_dict=None)
+sess.run(op, None)
+sess.run(op)
+runner.run(op, feed)
+op.eval()
+"""
+
+
+def test_a_feed_is_found_by_keyword_by_position_and_as_a_variable_but_not_when_it_is_none(tmp_path):
+    result = scan(tmp_path, FEEDS)
+    feeds = [(c.line, c.args["feed_dict"]) for c in result.calls if c.api == "feed_dict"]
+    assert feeds == [(6, "{x: 1.0}"), (7, "feed"), (9, "feed"), (12, "feed"), (13, "{x: 3.0}"), (14, "feed")]
+
+
+def test_the_summary_counts_every_call_it_lists(tmp_path):
+    result = scan(tmp_path, "import tensorflow as tf\nq = tf.train.string_input_producer(['a.jpg'])\n"
+                            "_, v = tf.WholeFileReader().read(q)\nimage = tf.image.decode_jpeg(v)\n"
+                            "b = tf.train.batch([image], 4)\n")
+    listed = [line for line in report.text([result]).splitlines() if line.startswith("  line ")]
+    assert len(listed) == len(result.calls) == 4
+    assert "4 call(s) listed, 3 TF1 input call(s) in 1 file(s) (1 unknown) and 1 op(s) that keep their form" in \
+        report.summary_line([result])
+
+
+def test_a_file_named_that_is_not_python_is_warned_about_in_one_line(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("import tensorflow as tf\nc = tf.train.Coordinator()\n")
+    (tmp_path / "old.py").write_text("import tensorflow as tf\nc = tf.train.Coordinator()\n")
+    assert cli(["migrate", str(tmp_path / "notes.txt"), str(tmp_path / "old.py"), str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [f"warning: {tmp_path / 'notes.txt'} is not a .py or .ipynb file: read as "
+                                        "Python"]

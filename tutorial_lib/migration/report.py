@@ -40,18 +40,30 @@ def step_dict(call: scanner.Call) -> dict:
     return {"line": call.line, "api": call.api, "kind": call.kind, **({"cell": call.cell} if call.cell >= 0 else {})}
 
 
+def python2_note(scan: scanner.Scan) -> str:
+    """Return the note on the lines read as Python 2 ("" when none were): where, and by what."""
+    if not scan.python2:
+        return ""
+    places = "; ".join((f"cell {cell}, " if cell >= 0 else "") + "line" + ("s" if len(lines) > 1 else "") + " "
+                       + ", ".join(map(str, lines)) for cell, lines in sorted(scan.python2.items()))
+    return f"read as Python 2 (fissix, the lib2to3 fork, rewrote the syntax Python 3 cannot parse): {places}"
+
+
 def file_dict(scan: scanner.Scan) -> dict:
     """Return one file's report as plain data."""
-    return {"path": scan.path, "calls": [call_dict(c) for c in scan.calls],
+    return {"path": scan.path, "python2": {str(k): v for k, v in sorted(scan.python2.items())},
+            "calls": [call_dict(c) for c in scan.calls],
             "pipelines": [{"steps": [step_dict(c) for c in p], "sketch": scanner.sketch(p), "note": SKETCH_NOTE}
                           for p in scanner.pipelines(scan)],
             "errors": scan.errors}
 
 
 def counts(scans: list[scanner.Scan]) -> dict:
-    """Return the totals: files, files with TF1 input calls, calls, unknown calls, pipelines, errors."""
+    """Return the totals: files, files with TF1 input calls, calls listed (TF1 input calls, and the ops that keep
+    their form), unknown calls, pipelines, errors, files read as Python 2."""
     return {"files": len(scans), "files_with_calls": sum(1 for s in scans if input_calls(s)),
-            "calls": sum(len(input_calls(s)) for s in scans),
+            "listed": sum(len(s.calls) for s in scans), "calls": sum(len(input_calls(s)) for s in scans),
+            "python2": sum(1 for s in scans if s.python2),
             "unknown": sum(1 for s in scans for c in s.calls if not c.known),
             "pipelines": sum(len(scanner.pipelines(s)) for s in scans),
             "errors": sum(len(s.errors) for s in scans)}
@@ -74,8 +86,12 @@ def exit_status(scans: list[scanner.Scan]) -> int:
 def summary_line(scans: list[scanner.Scan]) -> str:
     """Return the one-line summary."""
     n = counts(scans)
-    return (f"{n['files']} file(s) scanned: {n['calls']} TF1 input call(s) in {n['files_with_calls']} file(s) "
-            f"({n['unknown']} unknown), {n['pipelines']} pipeline(s), {n['errors']} error(s)")
+    same = n["listed"] - n["calls"]
+    python2 = f" ({n['python2']} read as Python 2)" if n["python2"] else ""
+    return (f"{n['files']} file(s) scanned{python2}: "
+            f"{n['listed']} call(s) listed, {n['calls']} TF1 input call(s) in {n['files_with_calls']} file(s) "
+            f"({n['unknown']} unknown) and {same} op(s) that keep their form, {n['pipelines']} pipeline(s), "
+            f"{n['errors']} error(s)")
 
 
 def proved_text(call: scanner.Call) -> list[str]:
@@ -90,6 +106,8 @@ def text(scans: list[scanner.Scan], verbose: bool = True) -> str:
         if not scan.calls and not scan.errors:
             continue
         lines.append(f"== {scan.path}")
+        if scan.python2:
+            lines.append(f"  note: {python2_note(scan)}")
         for error in scan.errors:
             lines.append(f"  ERROR {scan.path}, {error_place(error)}: {error['message']}")
         for call in scan.calls:
@@ -117,6 +135,7 @@ def markdown(scans: list[scanner.Scan]) -> str:
         if not scan.calls and not scan.errors:
             continue
         out += [f"### `{scan.path}`", ""]
+        out += [f"*{python2_note(scan)}*", ""] if scan.python2 else []
         out += [f"- **cannot parse** {error_place(e)}: {e['message']}" for e in scan.errors]
         if scan.calls:
             out += ["| where | TF1 call | tf.data | pitfalls | proved in |", "|---|---|---|---|---|"]
@@ -147,6 +166,8 @@ def as_json(scans: list[scanner.Scan]) -> str:
 def main(paths: list[str], fmt: str = "text", brief: bool = False) -> int:
     """Scan the paths, print the report in the chosen format, return the exit status."""
     scans = scanner.scan_paths(paths)
+    for path in scanner.not_python(paths):
+        print(f"warning: {path} is not a .py or .ipynb file: read as Python", file=sys.stderr)
     if not scans:
         print(f"no .py or .ipynb files under {' '.join(paths)}", file=sys.stderr)
     if fmt == "json":

@@ -33,6 +33,12 @@ NOT_INPUT = {"Saver", "Example", "SequenceExample", "Features", "Feature", "Feat
 RECEIVER_FIRST = ("make_one_shot_iterator", "make_initializable_iterator")  # dataset.make_...(): the dataset
 BATCH_NAMESPACES = ("train", "python.training.input")  # `batch` means the TF1 call only here
 FLOW_METHODS = {"append", "extend", "add", "update", "insert"}  # x.append(v): v flows into x
+# What makes a TF1 session: its classes, and the methods that return one (Supervisor, SessionManager).
+SESSIONS = {"Session", "InteractiveSession", "MonitoredTrainingSession", "MonitoredSession",
+            "SingularMonitoredSession", "get_default_session"}
+SESSION_METHODS = {"managed_session", "prepare_or_wait_for_session", "prepare_session", "wait_for_session",
+                   "recover_session"}
+PYTHON2_FIXERS = ("print", "exec", "except", "raise", "ne", "repr", "numliterals")  # fissix.fixes.fix_<name>
 MAGIC = re.compile(r"^(\s*)(%|!|\?)")
 SHELL_ASSIGN = re.compile(r"^(\s*)([\w, ]+?)\s*=\s*[!%]")
 
@@ -75,6 +81,7 @@ class Scan:
     errors: list[dict] = field(default_factory=list)  # {"line", "cell"?, "message"}
     copies: list[Call] = field(default_factory=list)  # a function's calls as seen from one call site (pipelines)
     cloned: set = field(default_factory=set)  # keys of the calls that have such copies
+    python2: dict[int, list[int]] = field(default_factory=dict)  # cell (-1 in a .py file) -> lines read as Python 2
 
 
 def is_token(item: object) -> bool:
@@ -134,6 +141,7 @@ class Scanner(ast.NodeVisitor):
         self.cloned: set = set()
         self.cell = -1
         self.current: str | None = None  # the function being walked
+        self.sessions: set[str] = set()  # names bound to a TF1 session
 
     # --- names -------------------------------------------------------------------------------------------------
     def resolve(self, node: ast.AST) -> str | None:
@@ -280,8 +288,9 @@ class Scanner(ast.NodeVisitor):
             # a method may be another object's of the same name (reader.read): its inputs pass through too
             return returned | (everything if isinstance(node.func, ast.Attribute) else set())
         found = self.identify(node)
-        if "feed_dict" in by_keyword:
-            self.record(node, "feed_dict", "feed_dict", True, by_keyword["feed_dict"], key_offset=1)
+        feed = self.feed_of(node)
+        if feed is not None:
+            self.record(node, "feed_dict", "feed_dict", True, self.flows(feed), key_offset=1, feed=feed)
         if found is None:
             if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                     and node.func.attr in FLOW_METHODS:
@@ -291,7 +300,35 @@ class Scanner(ast.NodeVisitor):
         key = self.record(node, api, written, known, everything)
         return {key}
 
-    def record(self, node: ast.Call, api: str, written: str, known: bool, upstream: set, key_offset: int = 0):
+    def feed_of(self, node: ast.Call) -> ast.expr | None:
+        """Return the feed a call passes, else None: `feed_dict=` (not None) to any call, the second positional
+        argument of a session's `run` (a name bound to a Session, or one with "sess" in it), or a dict written out
+        as the first argument of `.eval` / `.run` (`Tensor.eval(feed_dict)`, `Operation.run(feed_dict)`)."""
+        keyword = next((kw.value for kw in node.keywords if kw.arg == "feed_dict"), None)
+        if keyword is not None:
+            return None if isinstance(keyword, ast.Constant) and keyword.value is None else keyword
+        if not isinstance(node.func, ast.Attribute) or node.func.attr not in ("run", "eval"):
+            return None
+        receiver = dotted(node.func.value) or ""
+        if node.func.attr == "run" and len(node.args) >= 2 and (receiver in self.sessions
+                                                                 or "sess" in receiver.lower()):
+            feed = node.args[1]
+            return None if isinstance(feed, ast.Constant) and feed.value is None else feed
+        if len(node.args) == 1 and isinstance(node.args[0], ast.Dict) and node.args[0].keys:
+            return node.args[0]
+        return None
+
+    def note_session(self, target: ast.AST, value: ast.AST | None) -> None:
+        """Remember the names bound to a TF1 session (`sess = tf.Session()`, `with sv.managed_session() as s`)."""
+        if not isinstance(value, ast.Call):
+            return
+        path = self.resolve(value.func) or ""
+        method = value.func.attr if isinstance(value.func, ast.Attribute) else ""
+        if path.rsplit(".", 1)[-1] in SESSIONS or method in SESSION_METHODS:
+            self.sessions.update(self.target_names(target))
+
+    def record(self, node: ast.Call, api: str, written: str, known: bool, upstream: set, key_offset: int = 0,
+               feed: ast.expr | None = None):
         """Add (or update, on a later pass) the call found at this place; return its key."""
         key = (self.cell, node.lineno, node.col_offset + key_offset)
         if key in self.calls:  # a later pass: only what flows in can have grown
@@ -300,8 +337,8 @@ class Scanner(ast.NodeVisitor):
         spec = spec_of(api)
         skip = 1 if api in RECEIVER_FIRST and isinstance(node.func, ast.Attribute) and not self.resolve(node.func) \
             else 0
-        if api == "feed_dict":
-            args = {kw.arg: self.source(kw.value) for kw in node.keywords if kw.arg == "feed_dict"}
+        if feed is not None:
+            args = {"feed_dict": self.source(feed)}
             shown = [f"feed_dict={args['feed_dict']}"]
         else:
             args = self.arguments(node, spec.params if spec else (), skip)
@@ -370,6 +407,7 @@ class Scanner(ast.NodeVisitor):
         flows = self.flows(node.value)
         for target in node.targets:
             self.bind(target, flows)
+            self.note_session(target, node.value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         """Bind an annotated assignment."""
@@ -406,6 +444,7 @@ class Scanner(ast.NodeVisitor):
             flows = self.flows(item.context_expr)
             if item.optional_vars is not None:
                 self.bind(item.optional_vars, flows)
+                self.note_session(item.optional_vars, item.context_expr)
         for statement in node.body:
             self.visit(statement)
 
@@ -558,6 +597,30 @@ def magic_free(source: str) -> str:
     return "\n".join(out)
 
 
+def as_python3(text: str) -> tuple[str, list[int]] | None:
+    """Return Python 2 code rewritten as Python 3 line for line, with the lines that changed; None when it is not
+    Python 2 either. fissix (the maintained fork of lib2to3) parses it with the Python 2 grammar and applies only
+    the fixers of syntax Python 3 cannot parse (print and exec statements, `except E, e`, `raise E, v`, `<>`,
+    backquotes, `0777` and `10L`), each of which keeps its line."""
+    import logging
+
+    from fissix.pgen2.parse import ParseError
+    from fissix.pgen2.tokenize import TokenError
+    from fissix.refactor import RefactoringTool
+
+    logging.getLogger("RefactoringTool").setLevel(logging.ERROR)
+    tool = RefactoringTool([f"fissix.fixes.fix_{name}" for name in PYTHON2_FIXERS])
+    try:
+        converted = str(tool.refactor_string(text if text.endswith("\n") else text + "\n", "<python 2>"))
+        ast.parse(converted)
+    except (ParseError, TokenError, SyntaxError, ValueError, IndentationError):
+        return None
+    before, after = text.splitlines(), converted.splitlines()
+    if len(before) != len(after):
+        return None
+    return converted, [i for i, (old, new) in enumerate(zip(before, after, strict=True), 1) if old != new]
+
+
 def read_code(path: Path) -> tuple[list[tuple[int, str]], list[dict]]:
     """Return [(cell, code)] of a .py file (cell -1) or a notebook's code cells, and the errors reading it."""
     data = path.read_bytes()
@@ -593,6 +656,11 @@ def scan_file(path: Path, shown: str | None = None) -> Scan:
         try:
             trees.append((cell, ast.parse(text), text))
         except (SyntaxError, ValueError) as error:
+            converted = as_python3(text)
+            if converted is not None:
+                trees.append((cell, ast.parse(converted[0]), converted[0]))
+                scan.python2[cell] = converted[1]
+                continue
             where = {"cell": cell} if cell >= 0 else {}
             line = getattr(error, "lineno", None) or 0
             scan.errors.append({**where, "line": line, "message": f"cannot parse: {getattr(error, 'msg', error)}"})
@@ -619,6 +687,11 @@ def files_under(paths: list[str]) -> tuple[list[tuple[Path, str]], list[Scan]]:
         else:
             missing.append(Scan(given, errors=[{"line": 0, "message": "no such file or folder"}]))
     return found, missing
+
+
+def not_python(paths: list[str]) -> list[str]:
+    """Return the files named on their own that are neither .py nor .ipynb (scanned as Python all the same)."""
+    return [given for given in paths if Path(given).is_file() and Path(given).suffix not in (".py", ".ipynb")]
 
 
 def scan_paths(paths: list[str], progress_from: int = 200) -> list[Scan]:
