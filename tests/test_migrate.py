@@ -186,7 +186,77 @@ def test_a_hand_built_queue_takes_what_its_runner_enqueues(tmp_path):
             "tf.train.add_queue_runner(tf.train.QueueRunner(rq, [enq] * 4))\nbatch = rq.dequeue_many(8)\n")
     (pipeline,) = scanner.pipelines(scan(tmp_path, code))
     assert [c.api for c in pipeline] == ["string_input_producer", "TFRecordReader", "RandomShuffleQueue",
-                                         "QueueRunner", "add_queue_runner"]
+                                         "queue.dequeue_many", "queue.enqueue", "QueueRunner", "add_queue_runner"]
+
+
+QUEUE_METHODS = """import tensorflow as tf
+q = tf.FIFOQueue(100, [tf.float32])
+q.enqueue([1.0])
+q.enqueue_many([[1.0, 2.0]])
+one = q.dequeue()
+many = q.dequeue_many(4)
+some = q.dequeue_up_to(4)
+n = q.size()
+q.close(cancel_pending_enqueues=True)
+log = open("log.txt")
+log.close()
+sizes = dict(a=1)
+sizes.size()
+"""
+
+
+def test_a_queues_methods_are_found_and_close_and_size_only_on_a_queue(tmp_path):
+    calls = [(c.line, c.api, c.kind) for c in scan(tmp_path, QUEUE_METHODS).calls]
+    assert calls == [(2, "FIFOQueue", "queue"), (3, "queue.enqueue", "queue_op"),
+                     (4, "queue.enqueue_many", "queue_op"), (5, "queue.dequeue", "batch"),
+                     (6, "queue.dequeue_many", "batch"), (7, "queue.dequeue_up_to", "batch"),
+                     (8, "queue.size", "queue_op"), (9, "queue.close", "queue_op")]
+    forms = {c.api: scanner.form(c) for c in scan(tmp_path, QUEUE_METHODS).calls}
+    assert forms["queue.dequeue_many"] == [".batch(4, drop_remainder=True)"]
+    assert forms["queue.dequeue_up_to"] == [".batch(4)"]
+
+
+PYTHON_FED = """import tensorflow as tf
+triplets = tf.placeholder(tf.string, [None, 3])
+labels = tf.placeholder(tf.int64, [None, 3])
+queue = tf.FIFOQueue(100000, [tf.string, tf.int64], shapes=[[3], [3]])
+enqueue = queue.enqueue_many([triplets, labels])
+batch = queue.dequeue_many(90)
+for round in range(10):
+    sess.run(enqueue, {triplets: mined(), labels: their_labels()})
+"""
+
+
+def test_a_queue_filled_from_python_is_the_source_not_a_prefetch(tmp_path):
+    (pipeline,) = scanner.pipelines(scan(tmp_path, PYTHON_FED))
+    sketch = scanner.sketch(pipeline)
+    assert "dataset = (tf.data.Dataset.from_tensor_slices((triplets, labels))" in sketch
+    assert "# FIFOQueue (line 4) is filled from Python (enqueue_many, line 5): it is the source" in sketch
+    assert ".batch(90, drop_remainder=True)" in sketch and "from_tensor_slices(filenames)" not in sketch
+
+
+BRANCHES = """import tensorflow as tf
+files = tf.train.string_input_producer(["a.tfr"])
+_, record = tf.TFRecordReader().read(files)
+if shuffle:
+    common = tf.RandomShuffleQueue(64, 16, [tf.string])
+else:
+    common = tf.FIFOQueue(64, [tf.string])
+tf.train.add_queue_runner(tf.train.QueueRunner(common, [common.enqueue([record])] * 4))
+batch = common.dequeue_many(8)
+"""
+
+
+def test_a_variable_holding_one_queue_or_another_gives_a_pipeline_per_branch(tmp_path):
+    result = scan(tmp_path, BRANCHES)
+    pipelines = [[f"{c.api}@{c.line}" for c in p] for p in scanner.pipelines(result)]
+    assert pipelines == [
+        ["string_input_producer@2", "TFRecordReader@3", "RandomShuffleQueue@5", "queue.dequeue_many@9",
+         "queue.enqueue@8", "QueueRunner@8", "add_queue_runner@8"],
+        ["string_input_producer@2", "TFRecordReader@3", "FIFOQueue@7", "queue.dequeue_many@9", "queue.enqueue@8",
+         "QueueRunner@8", "add_queue_runner@8"]]
+    assert ".shuffle(16)" in scanner.sketch(scanner.pipelines(result)[0])
+    assert ".shuffle(" not in scanner.sketch(scanner.pipelines(result)[1]).split("TFRecordDataset")[1]
 
 
 # --- notebooks, bad input, formats and exit status ----------------------------------------------------------

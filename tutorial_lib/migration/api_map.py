@@ -56,6 +56,10 @@ MAP = [
         "10_queues_to_tf_data#Conditional batching"),
     Row("`enqueue_many=True` (many examples per record)", "`unbatch()` or `flat_map(from_tensor_slices)`",
         "03b_batching_and_shuffling#Filtering, and many examples per record: `enqueue_many`"),
+    Row("queue methods: `enqueue`, `enqueue_many`, `dequeue`, `dequeue_many`, `dequeue_up_to`, `close`, `size`",
+        "the dataset's own steps: what is enqueued is the dataset (from Python: `from_tensor_slices` of those "
+        "values); `dequeue_many(n)` is `batch(n, drop_remainder=True)`, `dequeue_up_to(n)` is `batch(n)`; "
+        "`close` is the data's end", "03a_queues_and_threads#Queues by hand"),
     Row("`QueueRunner`, `Coordinator`, `start_queue_runners`", "nothing to start or stop: iterate; `prefetch` "
         "runs ahead", "10_queues_to_tf_data#Runners and coordinator"),
     Row("`num_epochs=n` and `OutOfRangeError`", "`repeat(n)`; the loop ends (`StopIteration`)",
@@ -100,6 +104,9 @@ COVERS: dict[str, tuple[str, ...]] = {
     "`train.maybe_batch(keep_input=...)`": ("maybe_batch", "maybe_shuffle_batch", "maybe_batch_join",
                                             "maybe_shuffle_batch_join"),
     "`enqueue_many=True` (many examples per record)": ("enqueue_many",),
+    "queue methods: `enqueue`, `enqueue_many`, `dequeue`, `dequeue_many`, `dequeue_up_to`, `close`, `size`": (
+        "queue.enqueue", "queue.enqueue_many", "queue.dequeue", "queue.dequeue_many", "queue.dequeue_up_to",
+        "queue.close", "queue.size"),
     "`QueueRunner`, `Coordinator`, `start_queue_runners`": ("QueueRunner", "add_queue_runner", "start_queue_runners",
                                                             "create_threads", "Coordinator"),
     "`num_epochs=n` and `OutOfRangeError`": ("num_epochs",),

@@ -79,6 +79,7 @@ class Scan:
     path: str
     calls: list[Call] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)  # {"line", "cell"?, "message"}
+    alternatives: list[list[set]] = field(default_factory=list)  # per branch point, the calls one branch made
     copies: list[Call] = field(default_factory=list)  # a function's calls as seen from one call site (pipelines)
     cloned: set = field(default_factory=set)  # keys of the calls that have such copies
     python2: dict[int, list[int]] = field(default_factory=dict)  # cell (-1 in a .py file) -> lines read as Python 2
@@ -142,6 +143,7 @@ class Scanner(ast.NodeVisitor):
         self.cell = -1
         self.current: str | None = None  # the function being walked
         self.sessions: set[str] = set()  # names bound to a TF1 session
+        self.alternatives: set[frozenset] = set()  # calls a name holds in different branches: one or the other
 
     # --- names -------------------------------------------------------------------------------------------------
     def resolve(self, node: ast.AST) -> str | None:
@@ -287,7 +289,7 @@ class Scanner(ast.NodeVisitor):
                 returned |= everything  # an object built from these inputs
             # a method may be another object's of the same name (reader.read): its inputs pass through too
             return returned | (everything if isinstance(node.func, ast.Attribute) else set())
-        found = self.identify(node)
+        found = self.identify(node) or self.queue_method(node, receiver)
         feed = self.feed_of(node)
         if feed is not None:
             self.record(node, "feed_dict", "feed_dict", True, self.flows(feed), key_offset=1, feed=feed)
@@ -299,6 +301,15 @@ class Scanner(ast.NodeVisitor):
         api, written, known = found
         key = self.record(node, api, written, known, everything)
         return {key}
+
+    def queue_method(self, node: ast.Call, receiver: set) -> tuple[str, str, bool] | None:
+        """Return (api, callee as written, known) for a queue's method: `enqueue`, `dequeue`... on any object,
+        `close` and `size` on an object a queue call made; else None."""
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        made_by_queue = any(not is_token(k) and k in self.calls and self.calls[k].kind == "queue" for k in receiver)
+        if method in table.QUEUE_METHODS or method in table.QUEUE_ONLY_METHODS and made_by_queue:
+            return f"queue.{method}", dotted(node.func) or f"….{method}", True
+        return None
 
     def feed_of(self, node: ast.Call) -> ast.expr | None:
         """Return the feed a call passes, else None: `feed_dict=` (not None) to any call, the second positional
@@ -472,13 +483,20 @@ class Scanner(ast.NodeVisitor):
         """Walk blocks that may each run, from the same bindings, then merge what each bound."""
         start = dict(self.env)
         merged: dict[str, set] = {}
+        ends = []
         for block in blocks:
             self.env = dict(start)
             for statement in block:
                 self.visit(statement)
+            ends.append(self.env)
             for name, value in self.env.items():
                 merged[name] = merged.get(name, set()) | value
         self.env = {**start, **{name: start.get(name, set()) | value for name, value in merged.items()}}
+        for name in merged:  # a name bound to different calls in different blocks holds one or the other
+            options = {frozenset(end.get(name, start.get(name, set()))) for end in ends}
+            calls = [o for o in options if o and not any(is_token(k) for k in o)]
+            if len(calls) >= 2 and not set.intersection(*map(set, calls)):
+                self.alternatives.add(frozenset(calls))
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         """Walk a function with its parameters as tokens, then restore the enclosing bindings."""
@@ -558,6 +576,13 @@ class Scanner(ast.NodeVisitor):
                             changed = True
         for call in [*self.calls.values(), *self.copies.values()]:
             call.upstream = {u for u in call.upstream if u in self.calls or u in self.copies}
+        for call in self.calls.values():  # what `q.enqueue(x)` enqueues flows into q, not out of it
+            if call.api in ("queue.enqueue", "queue.enqueue_many"):
+                queues = [u for u in call.upstream if self.node(u).kind == "queue"]
+                for q in queues:
+                    for u in call.upstream:
+                        if u not in queues and q not in self.upstream_closure(u):
+                            self.node(q).upstream.add(u)
         for call in self.calls.values():  # a runner's enqueued data flows into its queue
             if call.api == "QueueRunner":
                 queues = [u for u in call.upstream if self.node(u).kind == "queue"]
@@ -669,6 +694,7 @@ def scan_file(path: Path, shown: str | None = None) -> Scan:
     scanner.run(trees)
     scan.calls = sorted(scanner.calls.values(), key=lambda c: c.key)
     scan.copies, scan.cloned = list(scanner.copies.values()), scanner.cloned
+    scan.alternatives = [[set(option) for option in group] for group in scanner.alternatives]
     return scan
 
 
@@ -743,12 +769,60 @@ def pipelines(scan: Scan) -> list[list[Call]]:
                     and ({u[:3] for u in c.upstream} | {d[:3] for d in downstream[k]}) & near}
             plumbing |= more
             grown = bool(more)
-        pipeline = order([by_key[k] for k in members | plumbing])
-        signature = tuple(c.key[:3] for c in pipeline)
-        if signature not in seen:
-            seen.add(signature)
-            found.append(pipeline)
+        for branch in branches(key, members | plumbing, scan.alternatives, by_key):
+            pipeline = order([by_key[k] for k in branch])
+            signature = tuple(c.key[:3] for c in pipeline)
+            if signature not in seen and len([c for c in pipeline if c.kind in table.STAGES]) >= 2:
+                seen.add(signature)
+                found.append(pipeline)
     return found
+
+
+def branches(last: tuple, members: set, alternatives: list[list[set]], by_key: dict[tuple, Call]) -> list[set]:
+    """Return a pipeline's calls once per branch taken: where a variable holds one call or another (an if and its
+    else), each pipeline keeps one of them and what feeds it, and drops what only the others needed."""
+    def upstream_of(keys: set, avoid: set = frozenset()) -> set:
+        seen, todo = set(), list(keys)
+        while todo:
+            for u in by_key[todo.pop()].upstream:
+                if u in members and u not in seen and u not in avoid:
+                    seen.add(u)
+                    todo.append(u)
+        return seen
+
+    result = [members]
+    for group in alternatives:
+        split = []
+        for branch in result:
+            taken = [option & branch for option in group if option & branch]
+            if len(taken) < 2:
+                split.append(branch)
+                continue
+            for option in taken:
+                dropped = set().union(*taken) - option - upstream_of(option)
+                stages = {last} | {k for k in upstream_of({last}, dropped) if by_key[k].kind in table.STAGES}
+                split.append(stages | _plumbing_of(branch, stages, by_key))
+        result = split
+    return result
+
+
+def _plumbing_of(branch: set, stages: set, by_key: dict[tuple, Call]) -> set:
+    """Return the runners and queue methods of a branch that serve its stages: those fed by a queue it keeps (or,
+    fed by no queue, by a stage it keeps), and the runners registering those. Calls are matched by their place in
+    the file, so that a function's call seen from one call site matches the call it copies."""
+    kinds = {k[:3]: by_key[k].kind for k in branch}
+    kept: set = set()
+    grown = True
+    while grown:
+        grown = False
+        near = {k[:3] for k in stages | kept}
+        for k in [k for k in branch - stages - kept if by_key[k].kind in table.PLUMBING]:
+            upstream = {u[:3] for u in by_key[k].upstream if u[:3] in kinds}
+            queues = {u for u in upstream if kinds[u] == "queue"}
+            if queues & near or not queues and upstream & near:
+                kept.add(k)
+                grown = True
+    return kept
 
 
 RANK = {kind: i for i, kind in enumerate((*table.STAGES, *table.PLUMBING))}
@@ -776,12 +850,21 @@ def sketch(pipeline: list[Call]) -> str:
     sources = [c for c in stages if c.kind in ("producer", "reader")]
     first = {kind: next((c for c in sources if c.kind == kind), None) for kind in ("producer", "reader")}
     extra = [c for c in sources if c not in first.values()]
-    steps: list[str] = [] if first["producer"] else ["tf.data.Dataset.from_tensor_slices(filenames)"]
+    fed = python_fed(pipeline) if not sources else None
+    if fed:
+        head = (f"tf.data.Dataset.from_tensor_slices({table.components(fed.args.get('vals', 'values'))})"
+                if fed.api == "queue.enqueue_many" else
+                f"tf.data.Dataset.from_tensors({table.components(fed.args.get('vals', 'values'))})")
+        steps: list[str] = [head]
+    else:
+        steps = [] if first["producer"] else ["tf.data.Dataset.from_tensor_slices(filenames)"]
     for call in stages:
-        if call in extra:
-            continue
+        if call in extra or fed and call.kind == "queue":
+            continue  # another source, or the queue Python fills: the dataset made from its values replaces it
         for step in form(call):
             step = step.split("  #")[0]
+            if not step.startswith((".", "tf.")):
+                continue  # a sentence (what replaces the call), not a step of the chain
             if step.startswith(".map(<") and "num_parallel_calls" in step:
                 threads = step.rsplit("num_parallel_calls=", 1)[1][:-1]
                 last_map = max((i for i, s in enumerate(steps) if s.startswith(".map(")), default=None)
@@ -795,11 +878,34 @@ def sketch(pipeline: list[Call]) -> str:
     steps.append(".prefetch(tf.data.AUTOTUNE)")
     notes = [f"# also fed by {c.api} ({f'cell {c.cell}, ' if c.cell >= 0 else ''}line {c.line}): "
              "combine the sources (zip, interleave or concatenate)" for c in extra]
+    if fed:
+        queue = next((c for c in stages if c.kind == "queue"), fed)
+        notes.append(f"# {queue.api} ({where_in_file(queue)}) is filled from Python ({fed.api.split('.')[1]}, "
+                     f"{where_in_file(fed)}): it is the source; build the dataset from the values Python enqueues "
+                     "(the arrays it fed, not placeholders), and build it again when they change")
+        if fed.api == "queue.enqueue":
+            notes.append("# one element per enqueue: stack the values Python enqueues and use from_tensor_slices")
     if first["reader"]:
         notes.append(f"# {first['reader'].api}: the chain yields records without the reader's keys; rebuild them if "
                      "the batch used them")
     head, *rest = steps
     return "\n".join([*notes, "dataset = (" + "\n    ".join([head, *rest]) + ")"])
+
+
+def python_fed(pipeline: list[Call]) -> Call | None:
+    """Return the enqueue that fills a pipeline's queue from Python (nothing but feeds and values upstream), else
+    None."""
+    stage_keys = {c.key for c in pipeline if c.kind in table.STAGES}
+    for call in pipeline:
+        if call.api in ("queue.enqueue", "queue.enqueue_many") and not (call.upstream & stage_keys - {
+                c.key for c in pipeline if c.kind == "queue"}):
+            return call
+    return None
+
+
+def where_in_file(call: Call) -> str:
+    """Return a call's place: "line 12", or "cell 3, line 2" in a notebook."""
+    return f"cell {call.cell}, line {call.line}" if call.cell >= 0 else f"line {call.line}"
 
 
 def form(call: Call) -> list[str]:

@@ -8,6 +8,7 @@ and tests/test_migrate.py fails when a row has no entry here). Used by `migratio
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from tutorial_lib.migration import api_map
 Args = dict[str, str]  # parameter name -> argument as written ("*0" for a `*args`, "**0" for a `**kwargs`)
 
 STAGES = ("producer", "reader", "decoder", "queue", "batch")  # the kinds that form a pipeline, in order
-PLUMBING = ("runner", "coordinator")
+PLUMBING = ("runner", "coordinator", "queue_op")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,18 @@ def _repeat(args: Args) -> str:
 def _shuffle(args: Args, size: str) -> str:
     """Return the `shuffle` step of a producer (TF1 producers shuffle unless told not to)."""
     return "" if _is_false(args.get("shuffle")) else f".shuffle({size}{_kw(args, 'seed')})"
+
+
+def components(vals: str) -> str:
+    """Return what an enqueue's list of components becomes in a dataset: `[x]` is x, `[a, b]` is (a, b)."""
+    try:
+        node = ast.parse(vals, mode="eval").body
+    except SyntaxError:
+        return vals
+    if isinstance(node, (ast.List, ast.Tuple)):
+        parts = [ast.unparse(e) for e in node.elts]
+        return parts[0] if len(parts) == 1 else f"({', '.join(parts)})"
+    return vals
 
 
 def _first(expr: str) -> str:
@@ -272,6 +285,30 @@ SPECS: dict[str, Spec] = {
     "PaddingFIFOQueue": Spec("queue", ("capacity", "dtypes", "shapes", "names", "shared_name", "name"),
                              lambda a: [".padded_batch(batch_size)"],
                              lambda a: ["`padded_batch` pads each batch to its longest element, as the queue did"]),
+    # a queue's own methods (`q.enqueue(...)`): `queue.` + the method's name
+    "queue.enqueue": Spec("queue_op", ("vals", "name"),
+                          lambda a: ["what is enqueued becomes the dataset's elements: the stages that feed it, or, "
+                                     "for values from Python, a dataset built from those values"],
+                          lambda a: ["one element per `enqueue`"]),
+    "queue.enqueue_many": Spec("queue_op", ("vals", "name"),
+                               lambda a: [f"`tf.data.Dataset.from_tensor_slices("
+                                          f"{components(a.get('vals', 'vals'))})` for values from Python; "
+                                          "`.unbatch()` after stages that make them"],
+                               lambda a: ["`enqueue_many` splits each value along its first dimension into "
+                                          "elements"]),
+    "queue.dequeue": Spec("batch", ("name",), lambda a: ["`for element in dataset:` (one element per step)"]),
+    "queue.dequeue_many": Spec("batch", ("n", "name"),
+                               lambda a: [f".batch({a.get('n', 'n')}, drop_remainder=True)"],
+                               lambda a: ["`dequeue_many` never hands out a short batch: at the end it raises "
+                                          "`OutOfRangeError` and the last elements are left in the queue"]),
+    "queue.dequeue_up_to": Spec("batch", ("n", "name"), lambda a: [f".batch({a.get('n', 'n')})"],
+                                lambda a: ["after `close`, a short last batch: `batch`'s default "
+                                           "(`drop_remainder=False`)"]),
+    "queue.close": Spec("queue_op", ("cancel_pending_enqueues", "name"),
+                        lambda a: ["nothing: a dataset from finite data ends by itself (`StopIteration` in a loop)"]),
+    "queue.size": Spec("queue_op", ("name",),
+                       lambda a: ["no fill level to read in tf.data: time the wait for the next element instead "
+                                  "(notebook 05's dashboard)"]),
     # runners and coordinator
     "QueueRunner": Spec("runner", ("queue", "enqueue_ops", "close_op", "cancel_op", "queue_closed_exception_types",
                                    "queue_runner_def", "import_scope"), _runner_steps),
@@ -324,6 +361,11 @@ SPECS: dict[str, Spec] = {
 # Ops that keep their form in tf.data (they move into `map`): pipeline stages, not migration calls.
 SAME_OPS = {name: Spec("decoder", ("contents",), _decode(name, "record", "=channels", "=dtype"))
             for name in ("decode_jpeg", "decode_png", "decode_image", "decode_gif", "decode_bmp", "read_file")}
+
+# A queue's methods: the names only TF1 queues have count on any object; `close` and `size` only on one that a queue
+# call made (`q = tf.FIFOQueue(...)`, then `q.size()`).
+QUEUE_METHODS = ("enqueue", "enqueue_many", "dequeue", "dequeue_many", "dequeue_up_to")
+QUEUE_ONLY_METHODS = ("close", "size")
 
 # Method names that identify a TF1 call whatever the object they are called on.
 METHODS = ("make_one_shot_iterator", "make_initializable_iterator", "string_handle", "from_string_handle",
