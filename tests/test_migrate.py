@@ -163,7 +163,7 @@ def test_the_pipeline_follows_the_data_not_the_lines(tmp_path):
         "# TFRecordReader: the chain yields records without the reader's keys; rebuild them if the batch used them\n"
         'dataset = (tf.data.Dataset.from_tensor_slices(["a.tfr"]).shuffle(len(["a.tfr"])).repeat(3)\n'
         "    .flat_map(lambda filename: tf.data.TFRecordDataset(filename))\n"
-        '    .map(lambda record: tf.io.parse_single_example(record, {"x": tf.FixedLenFeature([], tf.string)}))\n'
+        '    .map(lambda record: tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([], tf.string)}))\n'
         "    .map(lambda record: tf.io.decode_png(record, channels=1), num_parallel_calls=2)\n"
         "    .shuffle(100)\n    .batch(16, drop_remainder=True)\n    .prefetch(tf.data.AUTOTUNE))")
     assert "sketch to review" in report.text([result])
@@ -429,3 +429,35 @@ def test_a_file_named_that_is_not_python_is_warned_about_in_one_line(tmp_path, c
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [f"warning: {tmp_path / 'notes.txt'} is not a .py or .ipynb file: read as "
                                         "Python"]
+
+
+TF1_NAMES = """import tensorflow as tf
+q = tf.train.string_input_producer(["a.tfr"], num_epochs=2)
+_, v = tf.TFRecordReader().read(q)
+f = tf.parse_single_example(v, features={"x": tf.FixedLenFeature([], tf.string), "y": tf.VarLenFeature(tf.int64)})
+image = tf.decode_raw(f["x"], tf.uint8)
+b = tf.train.shuffle_batch([image], 32, 1000, 100)
+"""
+
+
+def test_every_tensorflow_name_in_a_sketch_resolves_in_the_installed_tensorflow(tmp_path):
+    """Sketches are written in TF 2 names (TensorFlow's own renames table): each `tf.` name in every sketch of the
+    files here exists in the installed TensorFlow, while the TF1 names they replace do not."""
+    import tensorflow as tf
+
+    def resolves(name: str) -> bool:
+        found = tf
+        for part in name.split(".")[1:]:
+            found = getattr(found, part, None)
+            if found is None:
+                return False
+        return True
+
+    sketches = [scanner.sketch(p) for name in sorted(EXPECTED)
+                for p in scanner.pipelines(scanner.scan_file(DATA / name))]
+    for i, code in enumerate([TF1_NAMES, PYTHON2, PYTHON_FED, BRANCHES, QUEUE_METHODS]):
+        sketches += [scanner.sketch(p) for p in scanner.pipelines(scan(tmp_path, code, f"case{i}.py"))]
+    names = {name for sketch in sketches for name in scanner.TF_NAME.findall(sketch)}
+    assert {"tf.io.FixedLenFeature", "tf.io.VarLenFeature", "tf.io.decode_raw", "tf.io.parse_single_example"} <= names
+    assert sorted(name for name in names if not resolves(name)) == []
+    assert not any(resolves(old) for old in ("tf.FixedLenFeature", "tf.decode_raw", "tf.parse_single_example"))

@@ -10,6 +10,8 @@ are in `migrate_report`.
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.util
 import json
 import re
 from dataclasses import dataclass, field
@@ -39,6 +41,7 @@ SESSIONS = {"Session", "InteractiveSession", "MonitoredTrainingSession", "Monito
 SESSION_METHODS = {"managed_session", "prepare_or_wait_for_session", "prepare_session", "wait_for_session",
                    "recover_session"}
 PYTHON2_FIXERS = ("print", "exec", "except", "raise", "ne", "repr", "numliterals")  # fissix.fixes.fix_<name>
+TF_NAME = re.compile(r"\btf(?:\.[A-Za-z_]\w*)+")
 MAGIC = re.compile(r"^(\s*)(%|!|\?)")
 SHELL_ASSIGN = re.compile(r"^(\s*)([\w, ]+?)\s*=\s*[!%]")
 
@@ -771,7 +774,7 @@ def pipelines(scan: Scan) -> list[list[Call]]:
             grown = bool(more)
         for branch in branches(key, members | plumbing, scan.alternatives, by_key):
             pipeline = order([by_key[k] for k in branch])
-            signature = tuple(c.key[:3] for c in pipeline)
+            signature = tuple((c.cell, c.line, c.api) for c in pipeline)  # two calls alike on a line: one
             if signature not in seen and len([c for c in pipeline if c.kind in table.STAGES]) >= 2:
                 seen.add(signature)
                 found.append(pipeline)
@@ -888,8 +891,33 @@ def sketch(pipeline: list[Call]) -> str:
     if first["reader"]:
         notes.append(f"# {first['reader'].api}: the chain yields records without the reader's keys; rebuild them if "
                      "the batch used them")
-    head, *rest = steps
+    head, *rest = [tf2_names(step) for step in steps]
     return "\n".join([*notes, "dataset = (" + "\n    ".join([head, *rest]) + ")"])
+
+
+@functools.cache
+def tf2_renames() -> dict[str, str]:
+    """TF1 names and their TF 2 names (`tf.FixedLenFeature` -> `tf.io.FixedLenFeature`), from the table TensorFlow
+    ships for its upgrade script (tensorflow/tools/compatibility/renames_v2.py), read as data: TensorFlow is not
+    imported. Empty where TensorFlow is not installed."""
+    spec = importlib.util.find_spec("tensorflow")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(next(iter(spec.submodule_search_locations))) / "tools" / "compatibility" / "renames_v2.py"
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError):
+        return {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "renames" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def tf2_names(code: str) -> str:
+    """Return code with each TF1 name (`tf.decode_raw`, `tf.FixedLenFeature`) written as its TF 2 name."""
+    renames = tf2_renames()
+    return TF_NAME.sub(lambda m: renames.get(m.group(0), m.group(0)), code)
 
 
 def python_fed(pipeline: list[Call]) -> Call | None:
