@@ -461,3 +461,36 @@ def test_every_tensorflow_name_in_a_sketch_resolves_in_the_installed_tensorflow(
     assert {"tf.io.FixedLenFeature", "tf.io.VarLenFeature", "tf.io.decode_raw", "tf.io.parse_single_example"} <= names
     assert sorted(name for name in names if not resolves(name)) == []
     assert not any(resolves(old) for old in ("tf.FixedLenFeature", "tf.decode_raw", "tf.parse_single_example"))
+
+
+def _join_form(tmp_path, tensors_list_code: str) -> list[str]:
+    code = ("import tensorflow as tf\nq = tf.train.string_input_producer(files)\n" + tensors_list_code
+            + "\nb = tf.train.batch_join(copies, batch_size=32)\n")
+    join = next(c for c in scan(tmp_path, code).calls if c.api == "batch_join")
+    return scanner.form(join)
+
+
+@pytest.mark.parametrize("code, parallel", [
+    ("copies = []\nfor _ in range(4):\n    v = tf.TFRecordReader().read(q)[1]\n    copies.append([v])", "4"),
+    ("copies = [[tf.TFRecordReader().read(q)[1]] for _ in range(threads)]", "threads"),
+    ("copies = [[tf.TFRecordReader().read(q)[1]]] * 4", "4"),
+    ("copies = [[tf.TFRecordReader().read(f)[1]] for f in queues]", None),
+    ("copies = []\nfor i in range(4):\n    copies.append([tf.TFRecordReader().read(qs[i])[1]])", None),
+], ids=["loop without its counter", "comprehension", "list times n", "one reader per queue", "loop using i"])
+def test_alike_copies_given_to_batch_join_become_a_parallel_map_and_different_readers_an_interleave(
+        tmp_path, code, parallel):
+    steps = _join_form(tmp_path, code)
+    if parallel:
+        assert steps[0] == f".map(<the work each of the {parallel} copies did>, num_parallel_calls={parallel})"
+        assert not any(s.startswith(".interleave(") for s in steps)
+    else:
+        assert steps[0].startswith(".interleave(<one reader per element of copies>")
+
+
+def test_runners_started_by_a_supervisor_or_a_monitored_session_are_said(tmp_path):
+    result = scan(tmp_path, "import tensorflow as tf\nsv = tf.train.Supervisor(logdir='x')\n"
+                            "s = tf.compat.v1.train.MonitoredTrainingSession(checkpoint_dir='x')\n")
+    assert [(c.api, c.kind, c.known) for c in result.calls] == [("Supervisor", "runner", True),
+                                                                ("MonitoredTrainingSession", "runner", True)]
+    said = [p for c in result.calls for p in scanner.pitfalls(c)]
+    assert "start the graph's queue runners for you" in said[0] and "starts the queue runners" in said[1]

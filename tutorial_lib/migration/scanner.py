@@ -147,6 +147,7 @@ class Scanner(ast.NodeVisitor):
         self.current: str | None = None  # the function being walked
         self.sessions: set[str] = set()  # names bound to a TF1 session
         self.alternatives: set[frozenset] = set()  # calls a name holds in different branches: one or the other
+        self.copies_of: dict[str, str] = {}  # a list filled with n alike copies (a loop not using its counter) -> n
 
     # --- names -------------------------------------------------------------------------------------------------
     def resolve(self, node: ast.AST) -> str | None:
@@ -356,12 +357,37 @@ class Scanner(ast.NodeVisitor):
             shown = [f"feed_dict={args['feed_dict']}"]
         else:
             args = self.arguments(node, spec.params if spec else (), skip)
+            copies = self.alike_copies(args.get("tensors_list")) if api.endswith("_join") else None
+            if copies:
+                args[table.COPIES] = copies
             shown = [self.source(a) for a in node.args]
             shown += [f"{k.arg}={self.source(k.value)}" if k.arg else f"**{self.source(k.value)}"
                       for k in node.keywords]
         call = self.calls.setdefault(key, Call(key, api, written, args, known, shown))
         call.upstream |= {u for u in upstream if u != key}
         return key
+
+    def alike_copies(self, written: str | None) -> str | None:
+        """Return n when a `*_join`'s tensors_list is n alike copies: `[x] * n`, `[f() for _ in range(n)]`, or a
+        list a loop not using its counter filled; else None."""
+        if not written:
+            return None
+        if written in self.copies_of:
+            return self.copies_of[written]
+        try:
+            node = ast.parse(written, mode="eval").body
+        except SyntaxError:
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.left, ast.List) \
+                and len(node.left.elts) == 1:
+            return ast.unparse(node.right)
+        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+            loop = node.generators[0]
+            counter = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+            if isinstance(loop.iter, ast.Call) and dotted(loop.iter.func) == "range" and len(loop.iter.args) == 1 \
+                    and not counter & {n.id for n in ast.walk(node.elt) if isinstance(n, ast.Name)}:
+                return ast.unparse(loop.iter.args[0])
+        return None
 
     def depends_on(self, key: tuple, function: str) -> bool:
         """Return whether a call's inputs come (directly or not) from a parameter of the function."""
@@ -419,9 +445,13 @@ class Scanner(ast.NodeVisitor):
             self.aliases[node.targets[0].id] = path
             return
         flows = self.flows(node.value)
+        copies = self.alike_copies(self.source(node.value)) if isinstance(node.value, (ast.ListComp, ast.BinOp)) \
+            else None
         for target in node.targets:
             self.bind(target, flows)
             self.note_session(target, node.value)
+            if copies and isinstance(target, ast.Name):
+                self.copies_of[target.id] = copies
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         """Bind an annotated assignment."""
@@ -446,8 +476,17 @@ class Scanner(ast.NodeVisitor):
             self.returns[self.current] = self.returns.get(self.current, set()) | flows
 
     def visit_For(self, node: ast.For) -> None:
-        """The loop variable holds what the iterable held; the body is walked once, its bindings merged."""
+        """The loop variable holds what the iterable held; the body is walked once, its bindings merged. A
+        `for _ in range(n)` whose body does not use its counter makes n alike copies of what it appends."""
         self.bind(node.target, self.flows(node.iter))
+        if isinstance(node.iter, ast.Call) and dotted(node.iter.func) in ("range", "xrange") \
+                and len(node.iter.args) == 1:
+            counter = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            used = {n.id for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Name)}
+            if not counter & used:
+                for call in (n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)):
+                    if isinstance(call.func, ast.Attribute) and call.func.attr == "append" and dotted(call.func.value):
+                        self.copies_of[dotted(call.func.value)] = self.source(node.iter.args[0])
         self.branches([node.body, node.orelse])
 
     visit_AsyncFor = visit_For

@@ -97,7 +97,9 @@ def _producer_pitfalls(args: Args) -> list[str]:
 def _batch_steps(args: Args, shuffle: bool = False, join: bool = False, keep: bool = False) -> list[str]:
     """Return the steps of a batching call: unbatch, interleave, filter, map threads, shuffle, batch, prefetch."""
     steps = []
-    if join:
+    if join and COPIES in args:
+        steps.append(f".map(<the work each of the {args[COPIES]} copies did>, num_parallel_calls={args[COPIES]})")
+    elif join:
         steps.append(f".interleave(<one reader per element of {args.get('tensors_list', 'tensors_list')}>, "
                      f"cycle_length=len({args.get('tensors_list', 'tensors_list')}), "
                      "num_parallel_calls=tf.data.AUTOTUNE)")
@@ -124,6 +126,10 @@ def _batch_steps(args: Args, shuffle: bool = False, join: bool = False, keep: bo
 def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
     """Return what differs between a TF1 batching call with these arguments and its tf.data form."""
     found = []
+    if COPIES in args:
+        found.append(f"the {args[COPIES]} elements of `tensors_list` are copies of one preprocessing (made in a loop "
+                     "that does not use its counter), each run by a thread of its own on the same input: one "
+                     f"`map(..., num_parallel_calls={args[COPIES]})` over one dataset, not an `interleave` of readers")
     if shuffle:
         found.append(f"`shuffle_batch` samples from a pool of `min_after_dequeue` ({args.get('min_after_dequeue')}) "
                      f"to `capacity` ({args.get('capacity')}) examples; `Dataset.shuffle(buffer_size)` from a buffer "
@@ -183,6 +189,7 @@ def _runner_steps(args: Args) -> list[str]:
 
 
 NOTHING = "nothing to start or stop: iterate the dataset; `.prefetch(tf.data.AUTOTUNE)` runs ahead"
+COPIES = "copies"  # not a TF1 parameter: the scanner's count of identical elements in a `*_join`'s tensors_list
 EPOCH_PITFALL = ("`num_epochs` is a local variable in TF1: run `local_variables_initializer()` or the first step "
                  "raises a misleading OutOfRangeError; `.repeat(n)` needs nothing, and the loop simply ends")
 
@@ -317,6 +324,15 @@ SPECS: dict[str, Spec] = {
         "runner", ("sess", "coord", "daemon", "start", "collection"), lambda a: [NOTHING],
         lambda a: ["forgetting this call hung TF1's first `run`; there is nothing to forget in tf.data"]),
     "create_threads": Spec("runner", ("sess", "coord", "daemon", "start"), lambda a: [NOTHING]),
+    "Supervisor": Spec("runner", ("graph", "ready_op", "ready_for_local_init_op", "is_chief", "init_op"),
+                       lambda a: [NOTHING],
+                       lambda a: ["its `managed_session()` and `prepare_or_wait_for_session()` start the graph's "
+                                  "queue runners for you (`start_standard_services=True`, the default): they go "
+                                  "with the queues"]),
+    "MonitoredTrainingSession": Spec(
+        "runner", ("master", "is_chief", "checkpoint_dir", "scaffold", "hooks"), lambda a: [NOTHING],
+        lambda a: ["it starts the queue runners of the graph's QUEUE_RUNNERS collection when it creates its session: "
+                   "they go with the queues"]),
     "Coordinator": Spec(
         "coordinator", ("clean_stop_exception_types",), lambda a: [NOTHING],
         lambda a: ["`request_stop` / `join` go: the `for` loop ends at the end of the data, and an error in the "
