@@ -494,3 +494,52 @@ def test_runners_started_by_a_supervisor_or_a_monitored_session_are_said(tmp_pat
                                                                 ("MonitoredTrainingSession", "runner", True)]
     said = [p for c in result.calls for p in scanner.pitfalls(c)]
     assert "start the graph's queue runners for you" in said[0] and "starts the queue runners" in said[1]
+
+
+def test_a_batch_size_fed_at_run_time_becomes_an_argument_with_its_reason(tmp_path):
+    code = ("import tensorflow as tf\nsize = tf.placeholder(tf.int32)\nq = tf.train.string_input_producer(files)\n"
+            "_, v = tf.TFRecordReader().read(q)\nb = tf.train.batch([v], batch_size=size)\n"
+            "c = tf.train.batch([v], batch_size=64)\n")
+    fed, fixed = [c for c in scan(tmp_path, code).calls if c.api == "batch"]
+    assert ".batch(batch_size, drop_remainder=True)" in scanner.form(fed)
+    assert any("the batch size was fed at run time (`size` is a placeholder)" in p for p in scanner.pitfalls(fed))
+    assert ".batch(64, drop_remainder=True)" in scanner.form(fixed)
+    assert not any("fed at run time" in p for p in scanner.pitfalls(fixed))
+    assert fed.shown == ["[v]", "batch_size=size"]  # the call is still shown as written
+
+
+REPEATED = """import tensorflow as tf
+files = tf.train.string_input_producer(["a.tfr", "b.tfr"], num_epochs=3, shuffle=True)
+_, record = tf.TFRecordReader().read(files)
+features = tf.parse_single_example(record, {"x": tf.FixedLenFeature([4], tf.float32)})
+batch = tf.train.shuffle_batch([features["x"]], 16, 1000, 100)
+repeated = tf.tile(batch, [nb_repeat, 1])
+queue = tf.FIFOQueue(200, [tf.float32], shapes=[[4]])
+enqueue = queue.enqueue_many([repeated])
+tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue]))
+out = queue.dequeue_many(16)
+"""
+
+
+def test_batches_repeated_into_a_queue_keep_their_repetition_and_the_sketch_runs(tmp_path, monkeypatch):
+    """Each shuffled batch tiled `nb_repeat` times and enqueued with enqueue_many: the sketch repeats each batch
+    (a flat_map), not a prefetch; run on two small TFRecord files, it yields every batch twice in a row."""
+    import tensorflow as tf
+
+    (pipeline,) = scanner.pipelines(scan(tmp_path, REPEATED))
+    enqueue = next(c for c in pipeline if c.api == "queue.enqueue_many")
+    assert any("each value is repeated nb_repeat times" in p for p in scanner.pitfalls(enqueue))
+    sketch = scanner.sketch(pipeline)
+    assert ".flat_map(lambda *value: tf.data.Dataset.from_tensors(value).repeat(nb_repeat))\n    .unbatch()" in sketch
+    monkeypatch.chdir(tmp_path)
+    for i, name in enumerate(["a.tfr", "b.tfr"]):
+        with tf.io.TFRecordWriter(name) as writer:
+            for j in range(16):
+                x = tf.train.Feature(float_list=tf.train.FloatList(value=[100 * i + j] * 4))
+                writer.write(tf.train.Example(features=tf.train.Features(feature={"x": x})).SerializeToString())
+    namespace = {"tf": tf, "nb_repeat": 2}
+    exec(sketch, namespace)  # the sketch as the report prints it
+    batches = [b[0]["x"].numpy() for b in namespace["dataset"]]
+    assert len(batches) == 2 * (2 * 16 * 3 // 16)  # 3 epochs of 32 records in batches of 16, each twice
+    assert all((batches[k] == batches[k + 1]).all() for k in range(0, len(batches), 2))
+    assert not (batches[0] == batches[2]).all()

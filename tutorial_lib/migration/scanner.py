@@ -148,6 +148,7 @@ class Scanner(ast.NodeVisitor):
         self.sessions: set[str] = set()  # names bound to a TF1 session
         self.alternatives: set[frozenset] = set()  # calls a name holds in different branches: one or the other
         self.copies_of: dict[str, str] = {}  # a list filled with n alike copies (a loop not using its counter) -> n
+        self.repeated_values: dict[str, str] = {}  # a name bound to a value repeated n times (tf.tile...) -> n
 
     # --- names -------------------------------------------------------------------------------------------------
     def resolve(self, node: ast.AST) -> str | None:
@@ -360,12 +361,35 @@ class Scanner(ast.NodeVisitor):
             copies = self.alike_copies(args.get("tensors_list")) if api.endswith("_join") else None
             if copies:
                 args[table.COPIES] = copies
+            if api == "queue.enqueue_many":
+                reps = self.repeated_in(node.args[0] if node.args else next(
+                    (k.value for k in node.keywords if k.arg == "vals"), None))
+                if reps:
+                    args[table.REPEATED] = reps
+            if spec and spec.kind == "batch" and self.fed(args.get("batch_size")):
+                args[table.FED_BATCH_SIZE], args["batch_size"] = args["batch_size"], "batch_size"
             shown = [self.source(a) for a in node.args]
             shown += [f"{k.arg}={self.source(k.value)}" if k.arg else f"**{self.source(k.value)}"
                       for k in node.keywords]
         call = self.calls.setdefault(key, Call(key, api, written, args, known, shown))
         call.upstream |= {u for u in upstream if u != key}
         return key
+
+    def repeated_in(self, node: ast.AST | None) -> str | None:
+        """Return n when what is enqueued is repeated n times (`tf.tile`, `tf.concat([x] * n)`), in place or
+        through a name bound to it; else None."""
+        for part in ast.walk(node) if node is not None else []:
+            if isinstance(part, ast.Name) and part.id in self.repeated_values:
+                return self.repeated_values[part.id]
+            if isinstance(part, ast.Call) and repetition(part):
+                return repetition(part)
+        return None
+
+    def fed(self, written: str | None) -> bool:
+        """Return whether an argument as written is a name bound to a placeholder (a value fed at run time)."""
+        return bool(written) and written.isidentifier() and any(
+            not is_token(k) and k in self.calls and self.calls[k].api in ("placeholder", "placeholder_with_default")
+            for k in self.lookup(written))
 
     def alike_copies(self, written: str | None) -> str | None:
         """Return n when a `*_join`'s tensors_list is n alike copies: `[x] * n`, `[f() for _ in range(n)]`, or a
@@ -444,6 +468,9 @@ class Scanner(ast.NodeVisitor):
                                                                                             ast.Name):
             self.aliases[node.targets[0].id] = path
             return
+        reps = repetition(node.value)
+        if reps and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self.repeated_values[node.targets[0].id] = reps
         flows = self.flows(node.value)
         copies = self.alike_copies(self.source(node.value)) if isinstance(node.value, (ast.ListComp, ast.BinOp)) \
             else None
@@ -900,9 +927,16 @@ def sketch(pipeline: list[Call]) -> str:
         steps: list[str] = [head]
     else:
         steps = [] if first["producer"] else ["tf.data.Dataset.from_tensor_slices(filenames)"]
+    many = {q.key: e for e in pipeline if e.api == "queue.enqueue_many" for q in stages
+            if q.kind == "queue" and q.key in e.upstream and e is not fed}
     for call in stages:
         if call in extra or fed and call.kind == "queue":
             continue  # another source, or the queue Python fills: the dataset made from its values replaces it
+        if call.key in many:  # what enqueue_many put in: each value (repeated, if it was) split into elements
+            reps = many[call.key].args.get(table.REPEATED)
+            if reps:
+                steps.append(f".flat_map(lambda *value: tf.data.Dataset.from_tensors(value).repeat({reps}))")
+            steps.append(".unbatch()")
         for step in form(call):
             step = step.split("  #")[0]
             if not step.startswith((".", "tf.")):
@@ -957,6 +991,25 @@ def tf2_names(code: str) -> str:
     """Return code with each TF1 name (`tf.decode_raw`, `tf.FixedLenFeature`) written as its TF 2 name."""
     renames = tf2_renames()
     return TF_NAME.sub(lambda m: renames.get(m.group(0), m.group(0)), code)
+
+
+def repetition(node: ast.AST) -> str | None:
+    """Return n for a value repeated n times along its first dimension: `tf.tile(x, [n, ...])`,
+    `tf.concat([x] * n, 0)`, `tf.stack([x] * n)`; else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    if name == "tile":
+        multiples = node.args[1] if len(node.args) > 1 else next(
+            (k.value for k in node.keywords if k.arg == "multiples"), None)
+        if isinstance(multiples, (ast.List, ast.Tuple)) and multiples.elts:
+            return ast.unparse(multiples.elts[0])
+        return f"{ast.unparse(multiples)}[0]" if multiples is not None else None
+    if name in ("concat", "stack") and node.args and isinstance(node.args[0], ast.BinOp) \
+            and isinstance(node.args[0].op, ast.Mult) and isinstance(node.args[0].left, ast.List) \
+            and len(node.args[0].left.elts) == 1:
+        return ast.unparse(node.args[0].right)
+    return None
 
 
 def python_fed(pipeline: list[Call]) -> Call | None:

@@ -126,6 +126,10 @@ def _batch_steps(args: Args, shuffle: bool = False, join: bool = False, keep: bo
 def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
     """Return what differs between a TF1 batching call with these arguments and its tf.data form."""
     found = []
+    if FED_BATCH_SIZE in args:
+        found.append(f"the batch size was fed at run time (`{args[FED_BATCH_SIZE]}` is a placeholder); a dataset's "
+                     "batch size is fixed when the dataset is built: make `batch_size` an argument of a function "
+                     "that builds the dataset, and build it again for another size")
     if COPIES in args:
         found.append(f"the {args[COPIES]} elements of `tensors_list` are copies of one preprocessing (made in a loop "
                      "that does not use its counter), each run by a thread of its own on the same input: one "
@@ -190,6 +194,8 @@ def _runner_steps(args: Args) -> list[str]:
 
 NOTHING = "nothing to start or stop: iterate the dataset; `.prefetch(tf.data.AUTOTUNE)` runs ahead"
 COPIES = "copies"  # not a TF1 parameter: the scanner's count of identical elements in a `*_join`'s tensors_list
+REPEATED = "repeated"  # not a TF1 parameter: how many times an enqueue_many's values were repeated (tf.tile...)
+FED_BATCH_SIZE = "fed_batch_size"  # not a TF1 parameter: the placeholder a batch size was fed through
 EPOCH_PITFALL = ("`num_epochs` is a local variable in TF1: run `local_variables_initializer()` or the first step "
                  "raises a misleading OutOfRangeError; `.repeat(n)` needs nothing, and the loop simply ends")
 
@@ -302,7 +308,11 @@ SPECS: dict[str, Spec] = {
                                           f"{components(a.get('vals', 'vals'))})` for values from Python; "
                                           "`.unbatch()` after stages that make them"],
                                lambda a: ["`enqueue_many` splits each value along its first dimension into "
-                                          "elements"]),
+                                          "elements"] + ([
+                                   f"each value is repeated {a[REPEATED]} times before it is enqueued (each batch "
+                                   f"goes in {a[REPEATED]} times in a row): keep it with `.flat_map(lambda *value: "
+                                   f"tf.data.Dataset.from_tensors(value).repeat({a[REPEATED]}))` before `.unbatch()`"
+                                   ", not with a prefetch"] if REPEATED in a else [])),
     "queue.dequeue": Spec("batch", ("name",), lambda a: ["`for element in dataset:` (one element per step)"]),
     "queue.dequeue_many": Spec("batch", ("n", "name"),
                                lambda a: [f".batch({a.get('n', 'n')}, drop_remainder=True)"],
