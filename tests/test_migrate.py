@@ -543,3 +543,35 @@ def test_batches_repeated_into_a_queue_keep_their_repetition_and_the_sketch_runs
     assert len(batches) == 2 * (2 * 16 * 3 // 16)  # 3 epochs of 32 records in batches of 16, each twice
     assert all((batches[k] == batches[k + 1]).all() for k in range(0, len(batches), 2))
     assert not (batches[0] == batches[2]).all()
+
+
+PART_SHUFFLED = """import tensorflow as tf
+files = tf.train.string_input_producer(["a.tfr"], num_epochs=1)
+_, record = tf.TFRecordReader().read(files)
+parsed = tf.parse_single_example(record, {"image": tf.FixedLenFeature([], tf.string),
+                                          "other": tf.FixedLenFeature([], tf.string)})
+image, other = parsed["image"], parsed["other"]
+mixer = tf.RandomShuffleQueue(1000, 100, [tf.string], shapes=[[]])
+tf.train.add_queue_runner(tf.train.QueueRunner(mixer, [mixer.enqueue([other])]))
+batch = tf.train.batch([image, mixer.dequeue()], 32)
+"""
+
+
+def test_a_queue_that_shuffles_one_output_alone_is_said_not_turned_into_a_shuffle_of_the_element(tmp_path):
+    (pipeline,) = scanner.pipelines(scan(tmp_path, PART_SHUFFLED))
+    sketch = scanner.sketch(pipeline)
+    assert "# RandomShuffleQueue (line 7) shuffles only what its enqueue puts in ([other]), apart from the rest" in \
+        sketch and "tf.data.Dataset.zip((rest, part.shuffle(100)))" in sketch
+    assert ".shuffle(100)\n" not in sketch  # the whole element is not shuffled in its place
+    # Magenta's queue shuffles the whole element, in one branch of an if: no such note there
+    magenta = scanner.pipelines(scanner.scan_file(DATA / "magenta_sequence_example_lib.py"))
+    assert not any("shuffles only" in scanner.sketch(p) for p in magenta)
+    assert any(".shuffle(" in scanner.sketch(p).split("parse_single_sequence_example")[1] for p in magenta)
+
+
+def test_a_padding_queue_read_by_dequeue_many_is_one_padded_batch(tmp_path):
+    code = ("import tensorflow as tf\nq = tf.PaddingFIFOQueue(100, [tf.int32], shapes=[[None]])\n"
+            "q.enqueue_many([sequences])\nb = q.dequeue_many(8)\n")
+    (pipeline,) = scanner.pipelines(scan(tmp_path, code))
+    sketch = scanner.sketch(pipeline)
+    assert ".padded_batch(8, drop_remainder=True)" in sketch and ".batch(" not in sketch

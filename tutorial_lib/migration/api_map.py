@@ -30,8 +30,8 @@ MAP = [
     Row("`string_input_producer(files, shuffle, num_epochs)`",
         "`from_tensor_slices(files).shuffle(len(files)).repeat(n)`, readers via `interleave` / `flat_map`",
         "03a_queues_and_threads#One epoch, every example exactly once"),
-    Row("`slice_input_producer([arrays])`", "`from_tensor_slices(arrays)` (`.shuffle`, `.repeat`: the producer "
-        "shuffles and repeats by default)",
+    Row("`slice_input_producer([arrays])`", "`from_tensor_slices(tuple(arrays))` (a tuple: a list would be stacked "
+        "into one tensor; `.shuffle`, `.repeat`: the producer shuffles and repeats by default)",
         "04_preloaded_data#Today's form: `Dataset.from_tensor_slices`"),
     Row("`range_input_producer(n)`", "`Dataset.range(n)` (`.shuffle`, `.repeat`: the producer shuffles and repeats "
         "by default)",
@@ -44,27 +44,31 @@ MAP = [
         "02_reading_files#TFRecord files and `tf.train.Example`"),
     Row("`train.batch`", "`batch(n, drop_remainder=True)`: TF1's default (`allow_smaller_final_batch=False`) "
         "dropped a short last batch", "02_reading_files#The example queue"),
-    Row("`train.shuffle_batch(capacity, min_after_dequeue)`", "`shuffle(buffer_size).batch(n)`",
+    Row("`train.shuffle_batch(capacity, min_after_dequeue)`", "`shuffle(min_after_dequeue).batch(n, "
+        "drop_remainder=True)`",
         "03b_batching_and_shuffling#Shuffle quality against `min_after_dequeue`"),
     Row("`train.batch_join` (several readers, no shuffling)",
-        "`interleave(cycle_length=readers, num_parallel_calls=...)` + `batch`",
+        "`interleave(cycle_length=readers, num_parallel_calls=...)` + `batch(n, drop_remainder=True)`",
         "03b_batching_and_shuffling#One reader with many threads, or many readers"),
     Row("`train.shuffle_batch_join` (several readers sharing one filename queue)",
-        "`interleave(cycle_length=readers)` + `shuffle` + `batch`",
+        "`interleave(cycle_length=readers)` + `shuffle` + `batch(n, drop_remainder=True)`",
         "03b_batching_and_shuffling#Batching: `batch`, `shuffle_batch`, `shuffle_batch_join`"),
-    Row("`train.maybe_batch(keep_input=...)`", "`filter(predicate).batch(n)`",
+    Row("`train.maybe_batch(keep_input=...)`", "`filter(predicate).batch(n, drop_remainder=True)` (`batch(n)` "
+        "with `allow_smaller_final_batch=True`)",
         "10_queues_to_tf_data#Conditional batching"),
     Row("`enqueue_many=True` (many examples per record)", "`unbatch()` or `flat_map(from_tensor_slices)`",
         "03b_batching_and_shuffling#Filtering, and many examples per record: `enqueue_many`"),
-    Row("queue methods: `enqueue`, `enqueue_many`, `dequeue`, `dequeue_many`, `dequeue_up_to`, `close`, `size`",
-        "the dataset's own steps: what is enqueued is the dataset (from Python: `from_tensor_slices` of those "
-        "values); `dequeue_many(n)` is `batch(n, drop_remainder=True)`, `dequeue_up_to(n)` is `batch(n)`; "
-        "`close` is the data's end", "03a_queues_and_threads#Queues by hand"),
+    Row("a queue's own methods: `enqueue`, `dequeue`, `close`, `size`",
+        "TF 2 keeps the queues: `tf.queue.FIFOQueue` and the same methods run eagerly, without a session. In a "
+        "`tf.data` pipeline what is enqueued becomes the dataset (`from_tensor_slices`, or `from_generator` for "
+        "values Python makes over time), `dequeue` is the next element, `close` the data's end; `size` has no "
+        "tf.data form", "03a_queues_and_threads#Queues by hand"),
     Row("`QueueRunner`, `Coordinator`, `start_queue_runners`", "nothing to start or stop: iterate; `prefetch` "
         "runs ahead", "10_queues_to_tf_data#Runners and coordinator"),
     Row("`num_epochs=n` and `OutOfRangeError`", "`repeat(n)`; the loop ends (`StopIteration`)",
         "03a_queues_and_threads#One epoch, every example exactly once"),
-    Row("`allow_smaller_final_batch=True`", "`batch(n)` (`drop_remainder=False`, the default)",
+    Row("`allow_smaller_final_batch=True` (every `*batch*` call), `dequeue_up_to`", "`batch(n)` "
+        "(`drop_remainder=False`, the default); without it, TF1 dropped a short last batch",
         "03a_queues_and_threads#`allow_smaller_final_batch` is `dequeue_up_to`"),
     Row("`batch(dynamic_pad=True)` / `PaddingFIFOQueue`", "`padded_batch` or `ragged_batch`",
         "08_one_batch_many_evaluations#Variable-size batches: padding, `padded_batch`, ragged"),
@@ -97,21 +101,21 @@ COVERS: dict[str, tuple[str, ...]] = {
     "`FixedLengthRecordReader` + `decode_raw`": ("FixedLengthRecordReader", "decode_raw"),
     "`TFRecordReader` + `parse_single_example`": ("TFRecordReader", "parse_single_example",
                                                   "parse_single_sequence_example", "parse_example"),
-    "`train.batch`": ("batch", "FIFOQueue"),
+    "`train.batch`": ("batch", "FIFOQueue", "queue.dequeue_many"),
     "`train.shuffle_batch(capacity, min_after_dequeue)`": ("shuffle_batch", "RandomShuffleQueue"),
     "`train.batch_join` (several readers, no shuffling)": ("batch_join",),
     "`train.shuffle_batch_join` (several readers sharing one filename queue)": ("shuffle_batch_join",),
     "`train.maybe_batch(keep_input=...)`": ("maybe_batch", "maybe_shuffle_batch", "maybe_batch_join",
                                             "maybe_shuffle_batch_join"),
-    "`enqueue_many=True` (many examples per record)": ("enqueue_many",),
-    "queue methods: `enqueue`, `enqueue_many`, `dequeue`, `dequeue_many`, `dequeue_up_to`, `close`, `size`": (
-        "queue.enqueue", "queue.enqueue_many", "queue.dequeue", "queue.dequeue_many", "queue.dequeue_up_to",
-        "queue.close", "queue.size"),
+    "`enqueue_many=True` (many examples per record)": ("enqueue_many", "queue.enqueue_many"),
+    "a queue's own methods: `enqueue`, `dequeue`, `close`, `size`": ("queue.enqueue", "queue.dequeue", "queue.close",
+                                                                      "queue.size"),
     "`QueueRunner`, `Coordinator`, `start_queue_runners`": ("QueueRunner", "add_queue_runner", "start_queue_runners",
                                                             "create_threads", "Coordinator", "Supervisor",
                                                             "MonitoredTrainingSession"),
     "`num_epochs=n` and `OutOfRangeError`": ("num_epochs",),
-    "`allow_smaller_final_batch=True`": ("allow_smaller_final_batch",),
+    "`allow_smaller_final_batch=True` (every `*batch*` call), `dequeue_up_to`": ("allow_smaller_final_batch",
+                                                                                   "queue.dequeue_up_to"),
     "`batch(dynamic_pad=True)` / `PaddingFIFOQueue`": ("dynamic_pad", "PaddingFIFOQueue"),
     "`get_session_handle` / `get_session_tensor`": ("get_session_handle", "get_session_tensor"),
     "`make_one_shot_iterator`": ("make_one_shot_iterator",),

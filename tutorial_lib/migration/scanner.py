@@ -802,6 +802,12 @@ def scan_paths(paths: list[str], progress_from: int = 200) -> list[Scan]:
 
 
 # --- pipelines -------------------------------------------------------------------------------------------------
+class Pipeline(list):
+    """A pipeline's calls in data order, and the file's branch points (which calls exclude each other)."""
+
+    alternatives: list[list[set]] = []
+
+
 def pipelines(scan: Scan) -> list[list[Call]]:
     """Return each pipeline in the file, in data order: a last stage with every stage that feeds it, and the
     runners attached to those stages. Only connected calls (two stages or more) form a pipeline; a function called
@@ -839,7 +845,8 @@ def pipelines(scan: Scan) -> list[list[Call]]:
             plumbing |= more
             grown = bool(more)
         for branch in branches(key, members | plumbing, scan.alternatives, by_key):
-            pipeline = order([by_key[k] for k in branch])
+            pipeline = Pipeline(order([by_key[k] for k in branch]))
+            pipeline.alternatives = scan.alternatives
             signature = tuple((c.cell, c.line, c.api) for c in pipeline)  # two calls alike on a line: one
             if signature not in seen and len([c for c in pipeline if c.kind in table.STAGES]) >= 2:
                 seen.add(signature)
@@ -927,11 +934,15 @@ def sketch(pipeline: list[Call]) -> str:
         steps: list[str] = [head]
     else:
         steps = [] if first["producer"] else ["tf.data.Dataset.from_tensor_slices(filenames)"]
+    apart = shuffled_apart(pipeline)
     many = {q.key: e for e in pipeline if e.api == "queue.enqueue_many" for q in stages
             if q.kind == "queue" and q.key in e.upstream and e is not fed}
+    padding = {q.key for q in stages if q.api == "PaddingFIFOQueue" and any(
+        d.api in ("queue.dequeue_many", "queue.dequeue_up_to") and q.key in d.upstream for d in stages)}
     for call in stages:
-        if call in extra or fed and call.kind == "queue":
-            continue  # another source, or the queue Python fills: the dataset made from its values replaces it
+        if call in extra or fed and call.kind == "queue" or call.key in apart or call.key in padding:
+            continue  # another source, the queue Python fills, one that shuffles part of the element (a note),
+            # or a padding queue whose dequeue_many makes the padded batch
         if call.key in many:  # what enqueue_many put in: each value (repeated, if it was) split into elements
             reps = many[call.key].args.get(table.REPEATED)
             if reps:
@@ -939,6 +950,8 @@ def sketch(pipeline: list[Call]) -> str:
             steps.append(".unbatch()")
         for step in form(call):
             step = step.split("  #")[0]
+            if call.upstream & padding:
+                step = step.replace(".batch(", ".padded_batch(", 1)
             if not step.startswith((".", "tf.")):
                 continue  # a sentence (what replaces the call), not a step of the chain
             if step.startswith(".map(<") and "num_parallel_calls" in step:
@@ -954,6 +967,12 @@ def sketch(pipeline: list[Call]) -> str:
     steps.append(".prefetch(tf.data.AUTOTUNE)")
     notes = [f"# also fed by {c.api} ({f'cell {c.cell}, ' if c.cell >= 0 else ''}line {c.line}): "
              "combine the sources (zip, interleave or concatenate)" for c in extra]
+    for queue, enqueue in apart.values():
+        notes.append(f"# {queue.api} ({where_in_file(queue)}) shuffles only what its enqueue puts in "
+                     f"({enqueue.args.get('vals', 'vals') if enqueue else 'part of each element'}), apart from the "
+                     "rest of each element: their pairing is broken on purpose, and a .shuffle of the whole element "
+                     "would keep it. Shuffle that part in a dataset of its own and zip it back: "
+                     f"tf.data.Dataset.zip((rest, part.shuffle({queue.args.get('min_after_dequeue', 'buffer_size')})))")
     if fed:
         queue = next((c for c in stages if c.kind == "queue"), fed)
         notes.append(f"# {queue.api} ({where_in_file(queue)}) is filled from Python ({fed.api.split('.')[1]}, "
@@ -1010,6 +1029,41 @@ def repetition(node: ast.AST) -> str | None:
             and len(node.args[0].left.elts) == 1:
         return ast.unparse(node.args[0].right)
     return None
+
+
+def shuffled_apart(pipeline: list[Call]) -> dict[tuple, tuple[Call, Call | None]]:
+    """Return the RandomShuffleQueues of a pipeline that shuffle only part of each element (with the enqueue that
+    fills each): what one dequeues meets, in a later stage, a value made upstream of the queue that did not pass
+    through it (and is not the other branch of an if)."""
+    by_place = {c.key[:3]: c for c in pipeline}
+
+    def upstream(call: Call) -> set:
+        return {u[:3] for u in call.upstream if u[:3] in by_place}
+
+    def before(call: Call) -> set:
+        seen, todo = set(), [call]
+        while todo:
+            for u in upstream(todo.pop()):
+                if u not in seen:
+                    seen.add(u)
+                    todo.append(by_place[u])
+        return seen
+
+    def excluded(a: tuple, b: tuple) -> bool:
+        return any(next((i for i, o in enumerate(group) if a in {k[:3] for k in o}), None) not in (None, j)
+                   for group in getattr(pipeline, "alternatives", [])
+                   for j, option in enumerate(group) if b in {k[:3] for k in option})
+
+    found: dict[tuple, tuple[Call, Call | None]] = {}  # the queue's key -> (the queue, its enqueue)
+    for queue in (c for c in pipeline if c.api == "RandomShuffleQueue"):
+        made_before = before(queue)
+        for dequeue in (c for c in pipeline if c.api.startswith("queue.dequeue") and queue.key[:3] in upstream(c)):
+            for later in (c for c in pipeline if dequeue.key[:3] in upstream(c)):
+                if any(s in made_before and not excluded(s, dequeue.key[:3]) for s in upstream(later) - {
+                        dequeue.key[:3]}):
+                    found[queue.key] = (queue, next((e for e in pipeline if e.api.startswith("queue.enqueue")
+                                                     and queue.key[:3] in upstream(e)), None))
+    return found
 
 
 def python_fed(pipeline: list[Call]) -> Call | None:
