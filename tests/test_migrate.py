@@ -455,6 +455,8 @@ def test_every_tensorflow_name_in_a_sketch_resolves_in_the_installed_tensorflow(
 
     sketches = [scanner.sketch(p) for name in sorted(EXPECTED)
                 for p in scanner.pipelines(scanner.scan_file(DATA / name))]
+    sketches += [scanner.sketch(p) for name in sorted(CORPUS_EXPECTED)
+                 for p in scanner.pipelines(scanner.scan_file(CORPUS / name))]
     for i, code in enumerate([TF1_NAMES, PYTHON2, PYTHON_FED, BRANCHES, QUEUE_METHODS]):
         sketches += [scanner.sketch(p) for p in scanner.pipelines(scan(tmp_path, code, f"case{i}.py"))]
     names = {name for sketch in sketches for name in scanner.TF_NAME.findall(sketch)}
@@ -575,3 +577,32 @@ def test_a_padding_queue_read_by_dequeue_many_is_one_padded_batch(tmp_path):
     (pipeline,) = scanner.pipelines(scan(tmp_path, code))
     sketch = scanner.sketch(pipeline)
     assert ".padded_batch(8, drop_remainder=True)" in sketch and ".batch(" not in sketch
+
+
+# --- the corpus written for these tests: recall, precision, pipelines and advice ----------------------------------
+CORPUS = Path(__file__).resolve().parent / "data" / "migrate_corpus"
+CORPUS_EXPECTED = json.loads((CORPUS / "expected.json").read_text())
+
+
+def test_the_corpus_reports_every_call_with_full_recall_and_precision(capsys):
+    assert len(CORPUS_EXPECTED) >= 12 and sorted(CORPUS_EXPECTED) == sorted(p.name for p in CORPUS.glob("*.py"))
+    expected, found = set(), set()
+    for name, want in CORPUS_EXPECTED.items():
+        result = scanner.scan_file(CORPUS / name)
+        expected |= {(name, line, api) for line, api in want["calls"]}
+        found |= {(name, c.line, c.api) for c in result.calls}
+        assert result.errors == [], (name, result.errors)
+    recall, precision = len(expected & found) / len(expected), len(expected & found) / len(found)
+    with capsys.disabled():
+        print(f"\nmigration corpus: {len(CORPUS_EXPECTED)} files, {len(expected)} calls expected, {len(found)} found: "
+              f"recall {100 * recall:.0f}%, precision {100 * precision:.0f}%")
+    assert sorted(expected - found) == [] and sorted(found - expected) == []
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS_EXPECTED))
+def test_each_corpus_file_gives_its_reviewed_pipelines_and_advice(name):
+    result = scanner.scan_file(CORPUS / name)
+    assert [[f"{c.api}@{c.line}" for c in p] for p in scanner.pipelines(result)] == CORPUS_EXPECTED[name]["pipelines"]
+    said = report.text([result])
+    missing = [advice for advice in CORPUS_EXPECTED[name]["advice"] if advice not in said]
+    assert missing == [], f"{name}: the report does not say {missing}"
