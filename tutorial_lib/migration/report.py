@@ -13,9 +13,7 @@ from tutorial_lib.migration import api_map, scanner, table
 SKETCH_NOTE = "sketch to review: built from the calls' arguments as written, not run"
 
 
-def where(call: scanner.Call) -> str:
-    """Return a call's place: "line 12", or "cell 3, line 2" in a notebook."""
-    return f"cell {call.cell}, line {call.line}" if call.cell >= 0 else f"line {call.line}"
+where = scanner.where_in_file  # a call's place: "line 12", or "cell 3, line 2" in a notebook
 
 
 def error_place(error: dict) -> str:
