@@ -30,11 +30,12 @@ MAP = [
     Row("`string_input_producer(files, shuffle, num_epochs)`",
         "`from_tensor_slices(files).shuffle(len(files)).repeat(n)`, readers via `interleave` / `flat_map`",
         "03a_queues_and_threads#One epoch, every example exactly once"),
-    Row("`slice_input_producer([arrays])`", "`from_tensor_slices(tuple(arrays))` (a tuple: a list would be stacked "
-        "into one tensor; `.shuffle`, `.repeat`: the producer shuffles and repeats by default)",
+    Row("`slice_input_producer([arrays])`", "`from_tensor_slices(tuple(arrays))` (a tuple: a list is stacked into "
+        "one tensor, or refused; `.shuffle(n)` over all n, then `.repeat`: the producer shuffles and repeats by "
+        "default)",
         "04_preloaded_data#Today's form: `Dataset.from_tensor_slices`"),
-    Row("`range_input_producer(n)`", "`Dataset.range(n)` (`.shuffle`, `.repeat`: the producer shuffles and repeats "
-        "by default)",
+    Row("`range_input_producer(n)`", "`Dataset.range(n)` (int64 where the producer gave int32; `.shuffle(n)`, then "
+        "`.repeat`: the producer shuffles and repeats by default)",
         "10_queues_to_tf_data#Range producer"),
     Row("`TextLineReader(skip_header_lines=1)` + `decode_csv`", "`TextLineDataset(f).skip(1)` + `decode_csv` "
         "(per file, in `flat_map`)", "02_reading_files#The same with `tf.data`"),

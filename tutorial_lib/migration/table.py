@@ -80,6 +80,10 @@ def _tuple(expr: str) -> str:
     return f"({expr[1:-1]})" if expr.startswith("[") and expr.endswith("]") else expr
 
 
+SEED_PITFALL = ("the same `seed` does not give TF1's order: the shuffle op differs and so does the graph-level seed "
+                "it is paired with (notebook 10, Range producer)")
+
+
 def _producer_pitfalls(args: Args) -> list[str]:
     """Return the pitfalls every input producer shares."""
     found = []
@@ -91,6 +95,8 @@ def _producer_pitfalls(args: Args) -> list[str]:
         found.append("no `num_epochs`: the producer cycles forever, as `.repeat()` does; the loop must stop itself")
     if "capacity" in args:
         found.append(f"`capacity={args['capacity']}` sized the producer's queue: tf.data has no such queue (drop it)")
+    if "seed" in args:
+        found.append(SEED_PITFALL)
     return found
 
 
@@ -143,6 +149,8 @@ def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
                      "`sess.run`, tf.data fills when iteration starts. `min_after_dequeue` is the pool TF1 "
                      "guaranteed, so it is the `buffer_size`; `capacity` "
                      "was only the most the queue held")
+        if "seed" in args:
+            found.append(SEED_PITFALL)
     elif "capacity" in args:
         found.append(f"`capacity={args['capacity']}` counted examples in the batch queue; `prefetch` counts "
                      "batches (AUTOTUNE sizes it)")
