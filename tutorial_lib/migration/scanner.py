@@ -406,11 +406,7 @@ class Scanner(ast.NodeVisitor):
                 and len(node.left.elts) == 1:
             return ast.unparse(node.right)
         if isinstance(node, ast.ListComp) and len(node.generators) == 1:
-            loop = node.generators[0]
-            counter = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-            if isinstance(loop.iter, ast.Call) and dotted(loop.iter.func) == "range" and len(loop.iter.args) == 1 \
-                    and not counter & {n.id for n in ast.walk(node.elt) if isinstance(n, ast.Name)}:
-                return ast.unparse(loop.iter.args[0])
+            return unused_range_count(node.generators[0].target, node.generators[0].iter, [node.elt])
         return None
 
     def depends_on(self, key: tuple, function: str) -> bool:
@@ -506,14 +502,11 @@ class Scanner(ast.NodeVisitor):
         """The loop variable holds what the iterable held; the body is walked once, its bindings merged. A
         `for _ in range(n)` whose body does not use its counter makes n alike copies of what it appends."""
         self.bind(node.target, self.flows(node.iter))
-        if isinstance(node.iter, ast.Call) and dotted(node.iter.func) in ("range", "xrange") \
-                and len(node.iter.args) == 1:
-            counter = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-            used = {n.id for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Name)}
-            if not counter & used:
-                for call in (n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)):
-                    if isinstance(call.func, ast.Attribute) and call.func.attr == "append" and dotted(call.func.value):
-                        self.copies_of[dotted(call.func.value)] = self.source(node.iter.args[0])
+        count = unused_range_count(node.target, node.iter, node.body)
+        if count:
+            for call in (n for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Call)):
+                if isinstance(call.func, ast.Attribute) and call.func.attr == "append" and dotted(call.func.value):
+                    self.copies_of[dotted(call.func.value)] = count
         self.branches([node.body, node.orelse])
 
     visit_AsyncFor = visit_For
@@ -1010,6 +1003,17 @@ def tf2_names(code: str) -> str:
     """Return code with each TF1 name (`tf.decode_raw`, `tf.FixedLenFeature`) written as its TF 2 name."""
     renames = tf2_renames()
     return TF_NAME.sub(lambda m: renames.get(m.group(0), m.group(0)), code)
+
+
+def unused_range_count(target: ast.AST, iterable: ast.AST, body: list[ast.AST]) -> str | None:
+    """Return n, as written, for a loop over `range(n)` whose body never uses its counter (n alike rounds); else
+    None."""
+    if not (isinstance(iterable, ast.Call) and dotted(iterable.func) in ("range", "xrange")
+            and len(iterable.args) == 1):
+        return None
+    counter = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    used = {n.id for part in body for n in ast.walk(part) if isinstance(n, ast.Name)}
+    return None if counter & used else ast.unparse(iterable.args[0])
 
 
 def repetition(node: ast.AST) -> str | None:
