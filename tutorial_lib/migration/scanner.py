@@ -14,8 +14,10 @@ import functools
 import importlib.util
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tutorial_lib.migration import table
 
@@ -296,8 +298,10 @@ class Scanner(ast.NodeVisitor):
             return returned | (everything if isinstance(node.func, ast.Attribute) else set())
         found = self.identify(node) or self.queue_method(node, receiver)
         feed = self.feed_of(node)
-        if feed is not None:
-            self.record(node, "feed_dict", "feed_dict", True, self.flows(feed), key_offset=1, feed=feed)
+        if feed is not None:  # what flowed into it was found above, with the call's other arguments
+            flowed = {id(a): f for a, f in zip(node.args, inputs, strict=True)}
+            flowed.update({id(kw.value): by_keyword[kw.arg] for kw in node.keywords})
+            self.record(node, "feed_dict", "feed_dict", True, flowed[id(feed)], key_offset=1, feed=feed)
         if found is None:
             if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                     and node.func.attr in FLOW_METHODS:
@@ -381,8 +385,8 @@ class Scanner(ast.NodeVisitor):
         for part in ast.walk(node) if node is not None else []:
             if isinstance(part, ast.Name) and part.id in self.repeated_values:
                 return self.repeated_values[part.id]
-            if isinstance(part, ast.Call) and repetition(part):
-                return repetition(part)
+            if isinstance(part, ast.Call) and (count := repetition(part)):
+                return count
         return None
 
     def fed(self, written: str | None) -> bool:
@@ -656,13 +660,7 @@ class Scanner(ast.NodeVisitor):
 
     def upstream_closure(self, key: tuple) -> set:
         """Return every call a call's inputs came from, directly or not."""
-        seen, todo = set(), [key]
-        while todo:
-            for u in self.node(todo.pop()).upstream:
-                if u not in seen:
-                    seen.add(u)
-                    todo.append(u)
-        return seen
+        return reachable([key], lambda k: self.node(k).upstream)
 
 
 def magic_free(source: str) -> str:
@@ -813,16 +811,7 @@ def pipelines(scan: Scan) -> list[list[Call]]:
             if u in downstream:
                 downstream[u].add(c.key)
 
-    def ancestors(key: tuple) -> set:
-        seen, todo = set(), [key]
-        while todo:
-            for u in by_key[todo.pop()].upstream:
-                if u not in seen and u in by_key:
-                    seen.add(u)
-                    todo.append(u)
-        return seen
-
-    feeding = {k: ancestors(k) for k in stages}
+    feeding = {k: reachable([k], lambda c: (u for u in by_key[c].upstream if u in by_key)) for k in stages}
     found, seen = [], set()
     for key in sorted(stages):
         members = (feeding[key] & stages) | {key}
@@ -851,13 +840,7 @@ def branches(last: tuple, members: set, alternatives: list[list[set]], by_key: d
     """Return a pipeline's calls once per branch taken: where a variable holds one call or another (an if and its
     else), each pipeline keeps one of them and what feeds it, and drops what only the others needed."""
     def upstream_of(keys: set, avoid: set = frozenset()) -> set:
-        seen, todo = set(), list(keys)
-        while todo:
-            for u in by_key[todo.pop()].upstream:
-                if u in members and u not in seen and u not in avoid:
-                    seen.add(u)
-                    todo.append(u)
-        return seen
+        return reachable(keys, lambda k: (u for u in by_key[k].upstream if u in members and u not in avoid))
 
     result = [members]
     for group in alternatives:
@@ -958,7 +941,7 @@ def sketch(pipeline: list[Call]) -> str:
                 continue
             steps.append(step)
     steps.append(".prefetch(tf.data.AUTOTUNE)")
-    notes = [f"# also fed by {c.api} ({f'cell {c.cell}, ' if c.cell >= 0 else ''}line {c.line}): "
+    notes = [f"# also fed by {c.api} ({where_in_file(c)}): "
              "combine the sources (zip, interleave or concatenate)" for c in extra]
     for queue, enqueue in apart.values():
         notes.append(f"# {queue.api} ({where_in_file(queue)}) shuffles only what its enqueue puts in "
@@ -1005,6 +988,18 @@ def tf2_names(code: str) -> str:
     return TF_NAME.sub(lambda m: renames.get(m.group(0), m.group(0)), code)
 
 
+def reachable(starts: Iterable, step: Callable[[Any], Iterable]) -> set:
+    """Return everything reached from the starts by taking steps (`step(item)`: the items one step away), the
+    starts themselves only when a step leads back to them."""
+    seen, todo = set(), list(starts)
+    while todo:
+        for item in step(todo.pop()):
+            if item not in seen:
+                seen.add(item)
+                todo.append(item)
+    return seen
+
+
 def unused_range_count(target: ast.AST, iterable: ast.AST, body: list[ast.AST]) -> str | None:
     """Return n, as written, for a loop over `range(n)` whose body never uses its counter (n alike rounds); else
     None."""
@@ -1044,14 +1039,6 @@ def shuffled_apart(pipeline: list[Call]) -> dict[tuple, tuple[Call, Call | None]
     def upstream(call: Call) -> set:
         return {u[:3] for u in call.upstream if u[:3] in by_place}
 
-    def before(call: Call) -> set:
-        seen, todo = set(), [call]
-        while todo:
-            for u in upstream(todo.pop()):
-                if u not in seen:
-                    seen.add(u)
-                    todo.append(by_place[u])
-        return seen
 
     def excluded(a: tuple, b: tuple) -> bool:
         return any(next((i for i, o in enumerate(group) if a in {k[:3] for k in o}), None) not in (None, j)
@@ -1060,7 +1047,7 @@ def shuffled_apart(pipeline: list[Call]) -> dict[tuple, tuple[Call, Call | None]
 
     found: dict[tuple, tuple[Call, Call | None]] = {}  # the queue's key -> (the queue, its enqueue)
     for queue in (c for c in pipeline if c.api == "RandomShuffleQueue"):
-        made_before = before(queue)
+        made_before = reachable([queue.key[:3]], lambda place: upstream(by_place[place]))
         for dequeue in (c for c in pipeline if c.api.startswith("queue.dequeue") and queue.key[:3] in upstream(c)):
             for later in (c for c in pipeline if dequeue.key[:3] in upstream(c)):
                 if any(s in made_before and not excluded(s, dequeue.key[:3]) for s in upstream(later) - {
