@@ -105,6 +105,39 @@ def test_a_sealed_process_reaches_no_abstract_socket_of_the_grader_and_not_into_
         server.close()
 
 
+PLANT = r"""
+import json, os, socket
+seen = {}
+for path in ("/dev/shm/planted", "/tmp/planted", "/box/planted"):
+    try:
+        open(path, "w").write("from another student")
+        seen[path] = "written"
+    except OSError as error:
+        seen[path] = type(error).__name__
+os.mkfifo("/tmp/pipe")
+socket.socket(socket.AF_UNIX).bind("/tmp/grader.sock")
+print(json.dumps(seen))
+"""
+LOOK_FOR_PLANTED = r"""
+import json, os
+print(json.dumps([p for p in ("/dev/shm/planted", "/tmp/planted", "/box/planted", "/tmp/pipe", "/tmp/grader.sock")
+                  if os.path.exists(p)]))
+"""
+
+
+def test_what_one_sandbox_plants_in_shared_memory_or_tmp_reaches_no_other_sandbox_and_not_the_grader():
+    """A submission writes into /dev/shm and /tmp, makes a FIFO and binds a Unix socket there, for a classmate's
+    kernel or the grader to find: each sandbox's /dev/shm and /tmp are its own, and /box is root's."""
+    planted = seal.run_sealed(PLANT, seal.uid_for(31), seal.Limits())
+    assert planted.returncode == 0, planted.stderr[-2000:]
+    seen = json.loads(planted.stdout)
+    assert seen["/dev/shm/planted"] == seen["/tmp/planted"] == "written", seen  # it could write there...
+    assert seen["/box/planted"] == "PermissionError" or not seal.privileged(), seen
+    looked = seal.run_sealed(LOOK_FOR_PLANTED, seal.uid_for(32), seal.Limits())
+    assert looked.returncode == 0 and json.loads(looked.stdout) == [], looked.stdout  # ...and no other sandbox sees it
+    assert not any(Path(p).exists() for p in ("/dev/shm/planted", "/tmp/planted", "/tmp/pipe", "/tmp/grader.sock"))
+
+
 def test_a_sandbox_dies_with_the_process_that_started_it():
     """The grader's worker may be killed at the time limit: its sandbox must not outlive it."""
     import signal
