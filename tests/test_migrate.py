@@ -541,7 +541,7 @@ def test_batches_repeated_into_a_queue_keep_their_repetition_and_the_sketch_runs
                 writer.write(tf.train.Example(features=tf.train.Features(feature={"x": x})).SerializeToString())
     namespace = {"tf": tf, "nb_repeat": 2}
     exec(sketch, namespace)  # the sketch as the report prints it
-    batches = [b[0]["x"].numpy() for b in namespace["dataset"]]
+    batches = [b[0].numpy() for b in namespace["dataset"]]  # the element is the batched tensor itself, as in TF1
     assert len(batches) == 2 * (2 * 16 * 3 // 16)  # 3 epochs of 32 records in batches of 16, each twice
     assert all((batches[k] == batches[k + 1]).all() for k in range(0, len(batches), 2))
     assert not (batches[0] == batches[2]).all()

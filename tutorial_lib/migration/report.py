@@ -11,6 +11,13 @@ import sys
 from tutorial_lib.migration import api_map, scanner, table
 
 SKETCH_NOTE = "sketch to review: built from the calls' arguments as written, not run"
+EQUIVALENT_NOTE = ("equivalent: yields the TF1 pipeline's examples; its per-record function is your own lines, and "
+                   "every other call and argument is one the course's tests run both ways and compare")
+
+
+def sketch_note(pipeline: list[scanner.Call]) -> str:
+    """Return what a pipeline's sketch is: equivalent to the TF1 pipeline, or a sketch to review."""
+    return SKETCH_NOTE if scanner.not_equivalent(pipeline) else EQUIVALENT_NOTE
 
 
 where = scanner.where_in_file  # a call's place: "line 12", or "cell 3, line 2" in a notebook
@@ -51,8 +58,9 @@ def file_dict(scan: scanner.Scan) -> dict:
     """Return one file's report as plain data."""
     return {"path": scan.path, "python2": {str(k): v for k, v in sorted(scan.python2.items())},
             "calls": [call_dict(c) for c in scan.calls],
-            "pipelines": [{"steps": [step_dict(c) for c in p], "sketch": scanner.sketch(p), "note": SKETCH_NOTE}
-                          for p in scanner.pipelines(scan)],
+            "pipelines": [{"steps": [step_dict(c) for c in p], "sketch": scanner.sketch(p), "note": sketch_note(p),
+                           "equivalent": not scanner.not_equivalent(p),
+                           "not_equivalent_because": scanner.not_equivalent(p)} for p in scanner.pipelines(scan)],
             "errors": scan.errors}
 
 
@@ -94,7 +102,8 @@ def summary_line(scans: list[scanner.Scan]) -> str:
 
 def proved_text(call: scanner.Call) -> list[str]:
     """Return the "proved in" lines of a call."""
-    return [f"{link['where'].replace('#', ' · ')} ({link['href']})" for link in call_dict(call)["proved_in"]]
+    shown = [f"{link['where'].replace('#', ' · ')} ({link['href']})" for link in call_dict(call)["proved_in"]]
+    return list(dict.fromkeys(shown))  # two rows proved in one section: said once
 
 
 def text(scans: list[scanner.Scan], verbose: bool = True) -> str:
@@ -120,8 +129,9 @@ def text(scans: list[scanner.Scan], verbose: bool = True) -> str:
                 lines += [f"      proved in: {p}" for p in proved_text(call)]
         for i, pipeline in enumerate(scanner.pipelines(scan), 1):
             lines.append(f"  pipeline {i}: " + " -> ".join(f"{c.api} ({where(c)})" for c in pipeline))
-            lines.append(f"    tf.data ({SKETCH_NOTE}):")
+            lines.append(f"    tf.data ({sketch_note(pipeline)}):")
             lines += ["      " + line for line in scanner.sketch(pipeline).splitlines()]
+            lines += [f"    may differ from TF1: {reason}" for reason in scanner.not_equivalent(pipeline)]
     lines.append(summary_line(scans))
     return "\n".join(lines)
 
@@ -151,7 +161,8 @@ def markdown(scans: list[scanner.Scan]) -> str:
             out.append("")
         for i, pipeline in enumerate(scanner.pipelines(scan), 1):
             out += [f"**Pipeline {i}:** " + " → ".join(f"`{c.api}` ({where(c)})" for c in pipeline), "",
-                    f"*{SKETCH_NOTE}:*", "", "```python", scanner.sketch(pipeline), "```", ""]
+                    f"*{sketch_note(pipeline)}:*", "", "```python", scanner.sketch(pipeline), "```", ""]
+            out += [*(f"- may differ from TF1: {reason}" for reason in scanner.not_equivalent(pipeline)), ""]
     return "\n".join(out)
 
 

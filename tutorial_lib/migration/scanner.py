@@ -78,6 +78,29 @@ class Call:
 
 
 @dataclass
+class RecordOps:
+    """The statements that make a batch's tensors from the record a reader read, as one function for `.map`."""
+
+    param: str  # the name the reader's record was bound to
+    body: list[str]  # the statements, in order, in TF 2 names
+    returned: str  # what the batch took, as the dataset's element
+    lines: list[int]  # the lines the statements came from
+    places: set = field(default_factory=set)  # (cell, line) of every line they span
+
+    def function(self) -> list[str]:
+        """Return the function's lines: `def per_record(record):`, its statements and its return."""
+        span = f"line {self.lines[0]}" if len(self.lines) == 1 else f"lines {self.lines[0]}-{self.lines[-1]}"
+        cell = min(self.places)[0] if self.places else -1
+        where = f"  # {span} of {f'cell {cell}' if cell >= 0 else 'the file'}, run on each record" if self.lines else ""
+        return [f"def per_record({self.param}):{where}", *("    " + line for line in self.body),
+                f"    return {self.returned}"]
+
+    def trivial(self) -> bool:
+        """Return whether the batch took the record itself (no function is needed)."""
+        return not self.body and self.returned == self.param
+
+
+@dataclass
 class Scan:
     """What the scanner found in one file."""
 
@@ -88,6 +111,8 @@ class Scan:
     copies: list[Call] = field(default_factory=list)  # a function's calls as seen from one call site (pipelines)
     cloned: set = field(default_factory=set)  # keys of the calls that have such copies
     python2: dict[int, list[int]] = field(default_factory=dict)  # cell (-1 in a .py file) -> lines read as Python 2
+    records: dict[tuple, RecordOps | str] = field(default_factory=dict)  # a batch's place -> its per-record ops (or
+    # why they cannot be moved into one function)
 
 
 def is_token(item: object) -> bool:
@@ -755,6 +780,9 @@ def scan_file(path: Path, shown: str | None = None) -> Scan:
     scan.calls = sorted(scanner.calls.values(), key=lambda c: c.key)
     scan.copies, scan.cloned = list(scanner.copies.values()), scanner.cloned
     scan.alternatives = [[set(option) for option in group] for group in scanner.alternatives]
+    by_cell = {cell: tree for cell, tree, _ in trees}
+    scan.records = {c.key[:3]: record_ops(by_cell[c.cell], c, scan.calls) for c in scan.calls
+                    if c.kind == "batch" and not c.api.startswith("queue.") and c.cell in by_cell}
     return scan
 
 
@@ -797,6 +825,7 @@ class Pipeline(list):
     """A pipeline's calls in data order, and the file's branch points (which calls exclude each other)."""
 
     alternatives: list[list[set]] = []
+    records: dict[tuple, RecordOps | str] = {}
 
 
 def pipelines(scan: Scan) -> list[list[Call]]:
@@ -828,7 +857,7 @@ def pipelines(scan: Scan) -> list[list[Call]]:
             grown = bool(more)
         for branch in branches(key, members | plumbing, scan.alternatives, by_key):
             pipeline = Pipeline(order([by_key[k] for k in branch]))
-            pipeline.alternatives = scan.alternatives
+            pipeline.alternatives, pipeline.records = scan.alternatives, scan.records
             signature = tuple((c.cell, c.line, c.api) for c in pipeline)  # two calls alike on a line: one
             if signature not in seen and len([c for c in pipeline if c.kind in table.STAGES]) >= 2:
                 seen.add(signature)
@@ -895,6 +924,121 @@ def order(calls: list[Call]) -> list[Call]:
     return ordered
 
 
+def enclosing(statements: list[ast.stmt], line: int, column: int) -> tuple[list[ast.stmt], int, ast.Call] | None:
+    """Return the innermost block holding the call at (line, column), the statement's index in it, and the call."""
+    for i, statement in enumerate(statements):
+        if not statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            continue
+        blocks = [getattr(statement, name, None) for name in ("body", "orelse", "finalbody")]
+        blocks += [handler.body for handler in getattr(statement, "handlers", [])]
+        for block in blocks:
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                found = enclosing(block, line, column)
+                if found:
+                    return found
+        call = next((n for n in ast.walk(statement) if isinstance(n, ast.Call) and n.lineno == line
+                     and n.col_offset == column), None)
+        return (statements, i, call) if call else None
+    return None
+
+
+def names_read(node: ast.AST) -> set[str]:
+    """Return the names a piece of code reads."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def names_bound(statement: ast.stmt) -> set[str]:
+    """Return the names a statement binds, anywhere inside it."""
+    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def read_of(statement: ast.stmt) -> tuple[str, str] | None:
+    """Return (key, value) for `key, value = <reader>.read(queue)`, else None."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value, ast.Call) \
+            and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "read":
+        target = statement.targets[0]
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name)
+                                                                           for e in target.elts):
+            return target.elts[0].id, target.elts[1].id
+    return None
+
+
+def record_ops(tree: ast.Module, batch: Call, calls: list[Call]) -> RecordOps | str:
+    """Return the statements between a reader's `read` and a batch that make the batch's tensors from the record
+    (one function to `.map`), or why they cannot be moved into one (a sentence)."""
+    found = enclosing(tree.body, batch.line, batch.key[2])
+    tensors = None if found is None or found[2] is None else (found[2].args[:1] or [
+        k.value for k in found[2].keywords if k.arg in ("tensors", "tensor_list")])
+    if not tensors:
+        return f"the tensors the {batch.api} ({where_in_file(batch)}) takes are not written in the call"
+    block, index, _ = found
+    needed, kept = names_read(tensors[0]), []
+    for statement in reversed(block[:index]):
+        bound = names_bound(statement)
+        if not bound & needed:
+            continue
+        read = read_of(statement)
+        if read:
+            if read[0] in needed:
+                return (f"the {batch.api} takes the reader's key (line {statement.lineno}), and the dataset's "
+                        "records have none: rebuild it (e.g. `enumerate()` inside the per-file `flat_map`)")
+            if needed - {read[1]} & bound:
+                return f"line {statement.lineno} binds more than the reader's key and record"
+            moved = {(batch.cell, n) for s in kept for n in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
+            inside = [c for c in calls if (c.cell, c.line) in moved and c.kind != "decoder"]
+            if inside:
+                return (f"the ops between the reader and the {batch.api} include {inside[0].api} "
+                        f"({where_in_file(inside[0])}), which is not an op on one record")
+            return RecordOps(read[1], [tf2_names(ast.unparse(upgraded(s))) for s in kept],
+                             tf2_names(table.components(ast.unparse(upgraded(tensors[0])))),
+                             sorted({s.lineno for s in kept}), moved)
+        if not isinstance(statement, ast.Assign):
+            return (f"line {statement.lineno} makes {', '.join(sorted(bound & needed))} inside a "
+                    f"{type(statement).__name__.lower()} statement, which the tool does not move into a function")
+        kept.insert(0, statement)
+        needed = (needed - bound) | names_read(statement.value)
+    return (f"the record the {batch.api} ({where_in_file(batch)}) takes is not read in the same function (or cell): "
+            "the tool does not gather ops from several functions into one")
+
+
+@functools.cache
+def compat_table(file: str, name: str) -> dict:
+    """Return a dict TensorFlow ships for its upgrade script (tensorflow/tools/compatibility/<file>), read as data:
+    TensorFlow is not imported. Empty where TensorFlow is not installed."""
+    spec = importlib.util.find_spec("tensorflow")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(next(iter(spec.submodule_search_locations))) / "tools" / "compatibility" / file
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError):
+        return {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict) and any(
+                (dotted(t) or "").rsplit(".", 1)[-1] == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def upgraded(node: ast.AST) -> ast.AST:
+    """Return a copy of code whose `tf.` calls pass their arguments as TF 2 expects: by keyword where TF 2 reordered
+    them (reorders_v2.py), under the keyword TF 2 renamed (`tf.decode_raw(bytes=)` is `input_bytes=`)."""
+    reorders = compat_table("reorders_v2.py", "reorders")
+    renames = compat_table("tf_upgrade_v2.py", "function_keyword_renames")
+    node = ast.parse(ast.unparse(node))  # a copy
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        name = dotted(call.func) or ""
+        order = reorders.get(name, [])
+        first = next((i for i, param in enumerate(order) if param), len(order))
+        if first < len(call.args) <= len(order) and all(order[first:len(call.args)]):  # the reordered ones, by keyword
+            moved = [ast.keyword(order[i], a) for i, a in enumerate(call.args) if i >= first]
+            call.args, call.keywords = call.args[:first], moved + call.keywords
+        renamed = renames.get(name, {})
+        call.keywords = [ast.keyword(renamed.get(k.arg, k.arg), k.value) for k in call.keywords
+                         if k.arg is None or renamed.get(k.arg, k.arg) is not None]
+    return node.body[0] if isinstance(node, ast.Module) and len(node.body) == 1 else node
+
+
 def sketch(pipeline: list[Call]) -> str:
     """Return the `tf.data` chain for a pipeline, from its calls' forms: a sketch to review, not tested code.
     It starts from the first producer and reader; any other source is named in a comment."""
@@ -910,15 +1054,17 @@ def sketch(pipeline: list[Call]) -> str:
         steps: list[str] = [head]
     else:
         steps = [] if first["producer"] else ["tf.data.Dataset.from_tensor_slices(filenames)"]
+    ops = per_record_of(pipeline)
     apart = shuffled_apart(pipeline)
     many = {q.key: e for e in pipeline if e.api == "queue.enqueue_many" for q in stages
             if q.kind == "queue" and q.key in e.upstream and e is not fed}
     padding = {q.key for q in stages if q.api == "PaddingFIFOQueue" and any(
         d.api in ("queue.dequeue_many", "queue.dequeue_up_to") and q.key in d.upstream for d in stages)}
     for call in stages:
-        if call in extra or fed and call.kind == "queue" or call.key in apart or call.key in padding:
+        if call in extra or fed and call.kind == "queue" or call.key in apart or call.key in padding or (
+                ops and (call.cell, call.line) in ops.places):
             continue  # another source, the queue Python fills, one that shuffles part of the element (a note),
-            # or a padding queue whose dequeue_many makes the padded batch
+            # a padding queue whose dequeue_many makes the padded batch, or an op moved into per_record
         if call.key in many:  # what enqueue_many put in: each value (repeated, if it was) split into elements
             reps = many[call.key].args.get(table.REPEATED)
             if reps:
@@ -940,6 +1086,8 @@ def sketch(pipeline: list[Call]) -> str:
                     re.match(r"\.(padded_)?batch\(", steps[-1]):
                 continue
             steps.append(step)
+        if ops and call is first["reader"] and not ops.trivial():
+            steps.append(".map(per_record)")
     steps.append(".prefetch(tf.data.AUTOTUNE)")
     notes = [f"# also fed by {c.api} ({where_in_file(c)}): "
              "combine the sources (zip, interleave or concatenate)" for c in extra]
@@ -956,30 +1104,71 @@ def sketch(pipeline: list[Call]) -> str:
                      "(the arrays it fed, not placeholders), and build it again when they change")
         if fed.api == "queue.enqueue":
             notes.append("# one element per enqueue: stack the values Python enqueues and use from_tensor_slices")
-    if first["reader"]:
+    if first["reader"] and not ops:
         notes.append(f"# {first['reader'].api}: the chain yields records without the reader's keys; rebuild them if "
                      "the batch used them")
+    function = ops.function() if ops and not ops.trivial() else []
     head, *rest = [tf2_names(step) for step in steps]
-    return "\n".join([*notes, "dataset = (" + "\n    ".join([head, *rest]) + ")"])
+    return "\n".join([*notes, *function, "dataset = (" + "\n    ".join([head, *rest]) + ")"])
 
 
-@functools.cache
+def per_record_of(pipeline: list[Call]) -> RecordOps | None:
+    """Return the ops a pipeline's first batch runs on each record its reader read, when they could be moved into
+    one function; else None."""
+    batch = next((c for c in pipeline if c.kind == "batch" and not c.api.startswith("queue.")), None)
+    if batch is None or not any(c.kind == "reader" for c in pipeline):
+        return None
+    ops = getattr(pipeline, "records", {}).get(batch.key[:3])
+    return ops if isinstance(ops, RecordOps) and not decoders_elsewhere(pipeline, ops) else None
+
+
+def decoders_elsewhere(pipeline: list[Call], ops: RecordOps) -> list[Call]:
+    """Return a pipeline's decoders that are not among the per-record statements (made in another function)."""
+    return [c for c in pipeline if c.kind == "decoder" and (c.cell, c.line) not in ops.places]
+
+
+def not_equivalent(pipeline: list[Call]) -> list[str]:
+    """Return why a pipeline's sketch might not yield the TF1 pipeline's examples; [] when it yields them: one
+    producer and one reader, the per-record ops moved as written, and every other call and argument one whose sketch
+    the tests run against TF1 (`table.CHECKED`)."""
+    stages = [c for c in pipeline if c.kind in table.STAGES]
+    sources = {kind: [c for c in stages if c.kind == kind] for kind in ("producer", "reader")}
+    reasons = []
+    if [len(found) for found in sources.values()] != [1, 1]:
+        reasons.append("its source is not one filename producer and one reader")
+    batch = next((c for c in pipeline if c.kind == "batch" and not c.api.startswith("queue.")), None)
+    ops = getattr(pipeline, "records", {}).get(batch.key[:3]) if batch else None
+    if batch and isinstance(ops, str) and sources["reader"]:
+        reasons.append(ops)
+    elsewhere = decoders_elsewhere(pipeline, ops) if isinstance(ops, RecordOps) else []
+    if elsewhere:
+        reasons.append(f"{elsewhere[0].api} ({where_in_file(elsewhere[0])}) runs in another function than the "
+                       f"{batch.api}: the tool does not gather ops from several functions into one")
+        ops = None
+    moved = ops.places if isinstance(ops, RecordOps) else set()
+    for queue, _ in shuffled_apart(pipeline).values():
+        reasons.append(f"the {queue.api} ({where_in_file(queue)}) shuffles part of each element")
+    places = {c.key[:3] for c in pipeline}
+    if any(places & {k[:3] for k in option} for group in getattr(pipeline, "alternatives", []) for option in group):
+        reasons.append("it is one branch of an `if`: which one runs is decided when the code runs")
+    for call in pipeline:
+        if (call.cell, call.line) in moved and call.kind == "decoder":
+            continue
+        checked = table.CHECKED.get(call.api) if call.known else None
+        if checked is None:
+            reasons.append(f"{call.api} ({where_in_file(call)}) is not among the calls whose sketch the tests run "
+                           "against TF1")
+            continue
+        unchecked = [name for name in call.args if name not in checked and name != "name"]
+        reasons += [f"the `{name}` of {call.api} ({where_in_file(call)}) is not among the arguments the tests run "
+                    "against TF1" for name in unchecked if checked != table.ANY]
+    return reasons
+
+
 def tf2_renames() -> dict[str, str]:
-    """TF1 names and their TF 2 names (`tf.FixedLenFeature` -> `tf.io.FixedLenFeature`), from the table TensorFlow
-    ships for its upgrade script (tensorflow/tools/compatibility/renames_v2.py), read as data: TensorFlow is not
-    imported. Empty where TensorFlow is not installed."""
-    spec = importlib.util.find_spec("tensorflow")
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    path = Path(next(iter(spec.submodule_search_locations))) / "tools" / "compatibility" / "renames_v2.py"
-    try:
-        tree = ast.parse(path.read_text())
-    except (OSError, SyntaxError):
-        return {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "renames" for t in node.targets):
-            return ast.literal_eval(node.value)
-    return {}
+    """TF1 names and their TF 2 names (`tf.FixedLenFeature` -> `tf.io.FixedLenFeature`), from the tables TensorFlow
+    ships for its upgrade script (renames_v2.py, then all_renames_v2.py's manual renames over it)."""
+    return {**compat_table("renames_v2.py", "renames"), **compat_table("all_renames_v2.py", "manual_symbol_renames")}
 
 
 def tf2_names(code: str) -> str:

@@ -204,6 +204,19 @@ NOTHING = "nothing to start or stop: iterate the dataset; `.prefetch(tf.data.AUT
 COPIES = "copies"  # not a TF1 parameter: the scanner's count of identical elements in a `*_join`'s tensors_list
 REPEATED = "repeated"  # not a TF1 parameter: how many times an enqueue_many's values were repeated (tf.tile...)
 FED_BATCH_SIZE = "fed_batch_size"  # not a TF1 parameter: the placeholder a batch size was fed through
+ANY = frozenset({"*"})  # a call whose arguments do not change the data (a runner)
+CHECKED: dict[str, frozenset] = {  # the calls and arguments whose sketch tests/test_migrate.py runs against TF1
+    "string_input_producer": frozenset({"string_tensor", "num_epochs", "shuffle", "seed"}),
+    "TFRecordReader": frozenset(),
+    "TextLineReader": frozenset({"skip_header_lines"}),
+    "batch": frozenset({"tensors", "batch_size", "allow_smaller_final_batch"}),
+    "shuffle_batch": frozenset({"tensors", "batch_size", "capacity", "min_after_dequeue", "num_threads", "seed"}),
+    "FIFOQueue": frozenset({"capacity", "dtypes", "shapes"}),
+    "queue.enqueue_many": frozenset({"vals", REPEATED}),
+    "queue.dequeue_many": frozenset({"n"}),
+    **{runner: ANY for runner in ("QueueRunner", "add_queue_runner", "start_queue_runners", "Coordinator",
+                                  "Supervisor", "MonitoredTrainingSession")},
+}
 EPOCH_PITFALL = ("`num_epochs` is a local variable in TF1: run `local_variables_initializer()` or the first step "
                  "raises a misleading OutOfRangeError; `.repeat(n)` needs nothing, and the loop simply ends")
 

@@ -5,7 +5,7 @@ NB_REPEAT = 3
 
 
 def batches(files, batch_size):
-    filenames = tf.train.string_input_producer(files, num_epochs=5, shuffle=True)
+    filenames = tf.train.string_input_producer(files, num_epochs=5, shuffle=True, seed=7)
     _, record = tf.TFRecordReader().read(filenames)
     example = tf.parse_single_example(record, {"x": tf.FixedLenFeature([8], tf.float32)})
     batch = tf.train.shuffle_batch([example["x"]], batch_size, capacity=2000, min_after_dequeue=500)
