@@ -2,11 +2,14 @@
 forms with the arguments filled in, pipelines in data order, the report's formats and exit status, bad input,
 and real pipelines written by others (tests/data/migrate, with their reviewed reports)."""
 
+import ast
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from tutorial_lib.__main__ import main as cli
@@ -606,3 +609,207 @@ def test_each_corpus_file_gives_its_reviewed_pipelines_and_advice(name):
     said = report.text([result])
     missing = [advice for advice in CORPUS_EXPECTED[name]["advice"] if advice not in said]
     assert missing == [], f"{name}: the report does not say {missing}"
+
+
+# --- sketches called equivalent, run beside their TF1 pipelines on the same small files -------------------------
+def write_tfrecords(path: Path, features: list[dict]) -> None:
+    """Write tf.train.Examples: each feature an int list, a float list or bytes."""
+    import tensorflow as tf
+
+    def feature(value):
+        if isinstance(value, bytes):
+            return tf.train.Feature(bytes_list=tf.train.BytesList(value=[value]))
+        if isinstance(value[0], float):
+            return tf.train.Feature(float_list=tf.train.FloatList(value=value))
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=value))
+
+    with tf.io.TFRecordWriter(str(path)) as writer:
+        for example in features:
+            proto = tf.train.Example(features=tf.train.Features(feature={k: feature(v) for k, v in example.items()}))
+            writer.write(proto.SerializeToString())
+
+
+def csv_text(rows: int, start: int, values: int = 2) -> str:
+    """A CSV file with a header and `rows` rows of a label and `values` numbers (all distinct)."""
+    header = ",".join(["label", *"ab"[:values]])
+    return header + "\n" + "".join(",".join([str(start + i), f"{start + i}.25", f"{-(start + i)}.5"][:values + 1])
+                                   + "\n" for i in range(rows))
+
+
+def records(count: int, start: int) -> list[dict]:
+    """Examples with an image of 4 bytes, a label and 8 floats, all distinct."""
+    return [{"image": bytes([(start + i) % 256, i, 7, 9]), "label": [start + i], "x": [float(start + i)] * 8}
+            for i in range(count)]
+
+
+# Per corpus file whose sketch the report calls equivalent: the small files both pipelines read, the names the code
+# leaves to its caller (also given to the sketch), where the TF1 pipeline ends (a name the file binds, or a call of
+# its function), how many examples the run yields, and whether both promise an order (neither shuffles).
+EQUIVALENT_RUNS = {
+    "csv_epochs.py": {"files": {"train.csv": csv_text(50, 0), "valid.csv": csv_text(30, 100)}, "output": "batch",
+                      "examples": 2 * 80, "ordered": True},
+    "supervised_runners.py": {"files": {"a.csv": csv_text(25, 0, values=1)}, "output": "batch", "examples": 20,
+                              "ordered": True},
+    "py2_reader.py": {"files": {"a.tfr": records(16, 0), "b.tfr": records(16, 100)}, "output": "batch",
+                      "names": {"files": ["a.tfr", "b.tfr"], "batch_size": 32}, "examples": 2 * 32},
+    "tf1_names_records.py": {"files": {"train.tfr": records(32, 0)}, "output": "images, labels", "examples": 3 * 32},
+    "repeated_batches.py": {"files": {"a.tfr": records(10, 0), "b.tfr": records(10, 100)},
+                            "output": "batches(files, batch_size)", "names": {"files": ["a.tfr", "b.tfr"],
+                                                                               "batch_size": 10},
+                            "examples": 5 * 20 * 3},
+}
+
+
+def corpus_code(name: str) -> str:
+    """Return a corpus file's code as Python 3 (a Python 2 file as the scanner reads it)."""
+    text = (CORPUS / name).read_text()
+    return scanner.as_python3(text)[0] if name in ("py2_reader.py",) else text
+
+
+def example_rows(batches: list) -> list[tuple]:
+    """Return every example of a run's batches (an array, or a tuple of arrays), each as a tuple of its values."""
+    rows = []
+    for batch in batches:
+        parts = list(batch) if isinstance(batch, list | tuple) else [batch]
+        rows += [tuple(repr(np.asarray(part[i]).tolist()) for part in parts) for i in range(len(parts[0]))]
+    return rows
+
+
+def run_tf1(name: str, run: dict) -> list[tuple]:
+    """Build the corpus file's TF1 graph (its statements until the output is bound), run it to the end of its
+    epochs with its queue runners, and return its examples."""
+    import tensorflow as tf
+
+    from tutorial_lib import tf1
+
+    names = [n.strip() for n in run["output"].split(",")]
+    with tf.Graph().as_default():
+        namespace = dict(run.get("names", {}))
+        for statement in ast.parse(corpus_code(name)).body:
+            if names[0].isidentifier() and all(n in namespace for n in names):
+                break
+            if isinstance(statement, ast.Import | ast.ImportFrom):
+                namespace["tf"] = tf.compat.v1  # `import tensorflow as tf`, as TF1 code meant it
+                continue
+            exec(compile(ast.Module([statement], []), name, "exec"), namespace)
+        output = eval(run["output"], namespace)
+        return example_rows(tf1.drain(output))
+
+
+def run_sketch(sketch: str, name: str, run: dict) -> list[tuple]:
+    """Run a sketch as the report prints it (with the file's constants and the caller's names); return its
+    examples."""
+    import tensorflow as tf
+
+    constants = {t.id: ast.literal_eval(s.value) for s in ast.parse(corpus_code(name)).body
+                 if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) for t in s.targets}
+    namespace = {"tf": tf, **constants, **run.get("names", {})}
+    exec(sketch, namespace)
+    return example_rows(list(namespace["dataset"].as_numpy_iterator()))
+
+
+def write_run_files(folder: Path, run: dict) -> None:
+    """Write the small files a run reads."""
+    for file, content in run["files"].items():
+        if isinstance(content, str):
+            (folder / file).write_text(content)
+        else:
+            write_tfrecords(folder / file, content)
+
+
+def test_the_files_called_equivalent_are_the_ones_run_beside_tf1():
+    """The report calls a corpus sketch equivalent exactly where this module runs it beside its TF1 pipeline."""
+    called = {name for name in CORPUS_EXPECTED for p in scanner.pipelines(scanner.scan_file(CORPUS / name))
+              if not scanner.not_equivalent(p)}
+    assert called == set(EQUIVALENT_RUNS)
+
+
+def test_every_call_and_argument_an_equivalent_sketch_may_have_is_run_beside_tf1():
+    """table.CHECKED lists what an equivalent pipeline may contain; each call and argument in it occurs in a corpus
+    pipeline run beside TF1 below, so none is claimed unrun."""
+    seen = set()
+    for name in EQUIVALENT_RUNS:
+        for pipeline in scanner.pipelines(scanner.scan_file(CORPUS / name)):
+            seen |= {(c.api, arg) for c in pipeline for arg in ("*", *c.args)}
+    claimed = {(api, arg) for api, args in table.CHECKED.items() for arg in args}
+    claimed |= {(api, "*") for api in table.CHECKED}
+    assert sorted(claimed - seen) == [], "claimed equivalent, never run beside TF1"
+
+
+@pytest.mark.parametrize("name", sorted(EQUIVALENT_RUNS))
+def test_an_equivalent_sketch_yields_the_tf1_pipelines_examples(name, tmp_path, monkeypatch):
+    """The TF1 pipeline (tf.compat.v1 graph, queue runners) and the report's sketch read the same small files to the
+    end of their epochs: the same examples, as multisets, and in the same order where neither shuffles."""
+    run = EQUIVALENT_RUNS[name]
+    monkeypatch.chdir(tmp_path)
+    write_run_files(tmp_path, run)
+    (pipeline,) = scanner.pipelines(scanner.scan_file(CORPUS / name))
+    tf1_rows, sketch_rows = run_tf1(name, run), run_sketch(scanner.sketch(pipeline), name, run)
+    assert len(tf1_rows) == run["examples"]
+    assert Counter(sketch_rows) == Counter(tf1_rows)
+    if run.get("ordered"):
+        assert sketch_rows == tf1_rows
+
+
+def test_the_comparison_sees_a_lost_epoch_and_a_changed_order(tmp_path, monkeypatch):
+    """The comparison above fails for a sketch that is wrong: one epoch instead of two (the multisets differ), and
+    a shuffle the TF1 pipeline did not make (same multiset, another order)."""
+    run = EQUIVALENT_RUNS["csv_epochs.py"]
+    monkeypatch.chdir(tmp_path)
+    write_run_files(tmp_path, run)
+    (pipeline,) = scanner.pipelines(scanner.scan_file(CORPUS / "csv_epochs.py"))
+    sketch, tf1_rows = scanner.sketch(pipeline), run_tf1("csv_epochs.py", run)
+    assert ".repeat(2)" in sketch and ".map(per_record)" in sketch
+    one_epoch = run_sketch(sketch.replace(".repeat(2)", ".repeat(1)"), "csv_epochs.py", run)
+    assert Counter(one_epoch) != Counter(tf1_rows)
+    shuffled = run_sketch(sketch.replace(".map(per_record)", ".map(per_record).shuffle(200, seed=1)"),
+                          "csv_epochs.py", run)
+    assert Counter(shuffled) == Counter(tf1_rows) and shuffled != tf1_rows
+
+
+@pytest.mark.parametrize("code, reason", [
+    ("key, value = tf.TFRecordReader().read(q)\nb = tf.train.batch([key, value], 4)\n", "takes the reader's key"),
+    ("_, value = tf.TFRecordReader().read(q)\nfor i in range(2):\n    value = tf.identity(value)\n"
+     "b = tf.train.batch([value], 4)\n", "inside a for statement"),
+    ("_, value = tf.TFRecordReader().read(q)\nm = tf.RandomShuffleQueue(10, 2, [tf.string])\n"
+     "b = tf.train.batch([value, m.dequeue()], 4)\n", "include RandomShuffleQueue"),
+    ("def read(q):\n    return tf.TFRecordReader().read(q)[1]\nb = tf.train.batch([read(q)], 4)\n",
+     "not read in the same function"),
+])
+def test_per_record_ops_that_cannot_be_moved_say_why(tmp_path, code, reason):
+    """The ops between the reader and the batch become one function only when they are plain assignments in the
+    batch's own block, use the record and not its key, and hold no queue; otherwise the report says why."""
+    result = scan(tmp_path, "import tensorflow as tf\nq = tf.train.string_input_producer(['a'], num_epochs=1)\n"
+                  + code)
+    (pipeline,) = scanner.pipelines(result)
+    assert any(reason in r for r in scanner.not_equivalent(pipeline)), scanner.not_equivalent(pipeline)
+    assert "per_record" not in scanner.sketch(pipeline)
+
+
+def test_moved_ops_take_tf2_names_and_arguments(tmp_path):
+    """Moved statements are written as TF 2 expects them: names from TensorFlow's renames, arguments TF 2 reordered
+    passed by keyword (decode_csv's 5th is `name` in TF1), keywords TF 2 renamed (decode_raw's `bytes`)."""
+    result = scan(tmp_path, "import tensorflow as tf\nq = tf.train.string_input_producer(['a'], num_epochs=1)\n"
+                  "_, line = tf.TextLineReader().read(q)\n"
+                  "a, b = tf.decode_csv(line, [[0], ['']], ',', True, 'csv')\n"
+                  "c = tf.decode_raw(bytes=b, out_type=tf.uint8)\n"
+                  "batch = tf.train.batch([a, c], 2)\n")
+    (pipeline,) = scanner.pipelines(result)
+    sketch = scanner.sketch(pipeline)
+    assert "a, b = tf.io.decode_csv(line, [[0], ['']], ',', True, name='csv')" in sketch
+    assert "c = tf.io.decode_raw(input_bytes=b, out_type=tf.uint8)" in sketch
+    assert "def per_record(line):  # lines 4-5 of the file, run on each record" in sketch
+    assert ".map(per_record)" in sketch and "return (a, c)" in sketch
+
+
+def test_the_report_says_equivalent_or_why_a_sketch_may_differ(tmp_path, capsys):
+    """Text, Markdown and JSON say which sketches are equivalent, and for the others each reason."""
+    equivalent, other = CORPUS / "csv_epochs.py", CORPUS / "part_shuffled.py"
+    said = report.text([scanner.scan_file(equivalent), scanner.scan_file(other)])
+    assert f"tf.data ({report.EQUIVALENT_NOTE}):" in said and f"tf.data ({report.SKETCH_NOTE}):" in said
+    assert "may differ from TF1: the RandomShuffleQueue (line 9) shuffles part of each element" in said
+    assert said.count("may differ from TF1") == len(scanner.not_equivalent(
+        scanner.pipelines(scanner.scan_file(other))[0]))
+    data = json.loads(report.as_json([scanner.scan_file(equivalent), scanner.scan_file(other)]))
+    assert [p["equivalent"] for f in data["files"] for p in f["pipelines"]] == [True, False]
+    assert "- may differ from TF1: " in report.markdown([scanner.scan_file(other)])

@@ -82,10 +82,24 @@ class RecordOps:
     """The statements that make a batch's tensors from the record a reader read, as one function for `.map`."""
 
     param: str  # the name the reader's record was bound to
-    body: list[str]  # the statements, in order, in TF 2 names
-    returned: str  # what the batch took, as the dataset's element
-    lines: list[int]  # the lines the statements came from
+    statements: list[ast.stmt]  # the statements, in order, as written
+    tensors: ast.expr  # what the batch took
     places: set = field(default_factory=set)  # (cell, line) of every line they span
+
+    @functools.cached_property
+    def body(self) -> list[str]:
+        """Return the statements as TF 2 expects them."""
+        return [tf2_names(ast.unparse(upgraded(s))) for s in self.statements]
+
+    @functools.cached_property
+    def returned(self) -> str:
+        """Return what the batch took, as the dataset's element (`[x]` is x, `[a, b]` is (a, b))."""
+        return tf2_names(table.components(ast.unparse(upgraded(self.tensors))))
+
+    @property
+    def lines(self) -> list[int]:
+        """Return the lines the statements start on."""
+        return sorted({s.lineno for s in self.statements})
 
     def function(self) -> list[str]:
         """Return the function's lines: `def per_record(record):`, its statements and its return."""
@@ -948,7 +962,9 @@ def names_read(node: ast.AST) -> set[str]:
 
 
 def names_bound(statement: ast.stmt) -> set[str]:
-    """Return the names a statement binds, anywhere inside it."""
+    """Return the names a statement binds, anywhere inside it (none for a function or class)."""
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return set()  # no tensor: a call of it is checked where the record is read
     return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
@@ -982,19 +998,22 @@ def record_ops(tree: ast.Module, batch: Call, calls: list[Call]) -> RecordOps | 
             if read[0] in needed:
                 return (f"the {batch.api} takes the reader's key (line {statement.lineno}), and the dataset's "
                         "records have none: rebuild it (e.g. `enumerate()` inside the per-file `flat_map`)")
-            if needed - {read[1]} & bound:
-                return f"line {statement.lineno} binds more than the reader's key and record"
+            own = [s for s in block if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                   and s.name in needed]
+            if own:
+                return (f"the ops on each record call {own[0].name} (line {own[0].lineno}), a function of this file "
+                        "the tool does not rewrite for TF 2")
             moved = {(batch.cell, n) for s in kept for n in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
             inside = [c for c in calls if (c.cell, c.line) in moved and c.kind != "decoder"]
             if inside:
                 return (f"the ops between the reader and the {batch.api} include {inside[0].api} "
                         f"({where_in_file(inside[0])}), which is not an op on one record")
-            return RecordOps(read[1], [tf2_names(ast.unparse(upgraded(s))) for s in kept],
-                             tf2_names(table.components(ast.unparse(upgraded(tensors[0])))),
-                             sorted({s.lineno for s in kept}), moved)
+            return RecordOps(read[1], kept, tensors[0], moved)
         if not isinstance(statement, ast.Assign):
-            return (f"line {statement.lineno} makes {', '.join(sorted(bound & needed))} inside a "
-                    f"{type(statement).__name__.lower()} statement, which the tool does not move into a function")
+            kind = type(statement).__name__.lower()
+            return (f"line {statement.lineno} makes {', '.join(sorted(bound & needed))} inside "
+                    f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} statement, which the tool does not move into a "
+                    "function")
         kept.insert(0, statement)
         needed = (needed - bound) | names_read(statement.value)
     return (f"the record the {batch.api} ({where_in_file(batch)}) takes is not read in the same function (or cell): "
@@ -1152,7 +1171,7 @@ def not_equivalent(pipeline: list[Call]) -> list[str]:
     if any(places & {k[:3] for k in option} for group in getattr(pipeline, "alternatives", []) for option in group):
         reasons.append("it is one branch of an `if`: which one runs is decided when the code runs")
     for call in pipeline:
-        if (call.cell, call.line) in moved and call.kind == "decoder":
+        if (call.cell, call.line) in moved and call.kind == "decoder" or call.api in table.STARTERS:
             continue
         checked = table.CHECKED.get(call.api) if call.known else None
         if checked is None:

@@ -214,9 +214,11 @@ CHECKED: dict[str, frozenset] = {  # the calls and arguments whose sketch tests/
     "FIFOQueue": frozenset({"capacity", "dtypes", "shapes"}),
     "queue.enqueue_many": frozenset({"vals", REPEATED}),
     "queue.dequeue_many": frozenset({"n"}),
-    **{runner: ANY for runner in ("QueueRunner", "add_queue_runner", "start_queue_runners", "Coordinator",
-                                  "Supervisor", "MonitoredTrainingSession")},
+    "QueueRunner": ANY,
+    "add_queue_runner": ANY,
 }
+STARTERS = ("Coordinator", "start_queue_runners", "Supervisor", "MonitoredTrainingSession")  # they start and stop
+# runners; no data passes through them
 EPOCH_PITFALL = ("`num_epochs` is a local variable in TF1: run `local_variables_initializer()` or the first step "
                  "raises a misleading OutOfRangeError; `.repeat(n)` needs nothing, and the loop simply ends")
 
