@@ -775,6 +775,8 @@ def test_the_comparison_sees_a_lost_epoch_and_a_changed_order(tmp_path, monkeypa
      "b = tf.train.batch([value, m.dequeue()], 4)\n", "include RandomShuffleQueue"),
     ("def read(q):\n    return tf.TFRecordReader().read(q)[1]\nb = tf.train.batch([read(q)], 4)\n",
      "not read in the same function"),
+    ("_, value = tf.TFRecordReader().read(q)\nempty = value != ''\nb = tf.train.batch([value, empty], 4)\n",
+     "compares with == or !="),
 ])
 def test_per_record_ops_that_cannot_be_moved_say_why(tmp_path, code, reason):
     """The ops between the reader and the batch become one function only when they are plain assignments in the

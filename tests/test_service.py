@@ -35,6 +35,7 @@ def test_busy_range_yields_its_indices_and_throughput_counts_them(cluster):
                               servers=cluster.servers)
     assert rate["counts"] == [20, 20] and rate["elements_per_s"] > 0 and rate["first_element_s"] >= 0
     assert rate["cpu_ms_per_element"]["trainer"] > 0 and rate["cpu_ms_per_element"]["servers"] > 0
+    assert rate["start_cpu_ms"]["trainer"] > 0 and rate["start_cpu_ms"]["servers"] >= 0  # kept apart
     short = iter([5, 4])  # a second repeat that receives fewer elements shows in `counts`
     rate = service.throughput(lambda: tf.data.Dataset.range(next(short)), 2)
     assert rate["counts"] == [5, 4] and rate["cpu_ms_per_element"]["servers"] == 0
@@ -44,7 +45,7 @@ def test_a_killed_worker_comes_back_and_dynamic_sharding_repeats_nothing(cluster
     drill = service.fault_drill(cluster, "dynamic", count=100, kill_after=20, cost=200, restart_after_s=1,
                                 timeout_s=60)
     seen = Counter(drill["seen"])
-    assert drill["finished"] and drill["killed_at"] == 20
+    assert drill["finished"] and drill["killed_at"] == 20 and drill["in_flight"] == service.DRILL_IN_FLIGHT
     assert drill["killed_s"] + 1 <= drill["restart_launched_s"] < drill["restarted_s"] < drill["finished_s"]
     times = drill["times"]  # the client's own stamps: in order, before its end, and before the drill returned
     assert times == sorted(times) and 0 < times[0] and times[-1] <= drill["finished_s"] <= drill["waited_s"]

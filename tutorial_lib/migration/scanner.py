@@ -988,6 +988,10 @@ def record_ops(tree: ast.Module, batch: Call, calls: list[Call]) -> RecordOps | 
     if not tensors:
         return f"the tensors the {batch.api} ({where_in_file(batch)}) takes are not written in the call"
     block, index, _ = found
+
+    def line(statement: ast.stmt) -> str:
+        return (f"cell {batch.cell}, " if batch.cell >= 0 else "") + f"line {statement.lineno}"
+
     needed, kept = names_read(tensors[0]), []
     for statement in reversed(block[:index]):
         bound = names_bound(statement)
@@ -996,13 +1000,18 @@ def record_ops(tree: ast.Module, batch: Call, calls: list[Call]) -> RecordOps | 
         read = read_of(statement)
         if read:
             if read[0] in needed:
-                return (f"the {batch.api} takes the reader's key (line {statement.lineno}), and the dataset's "
+                return (f"the {batch.api} takes the reader's key ({line(statement)}), and the dataset's "
                         "records have none: rebuild it (e.g. `enumerate()` inside the per-file `flat_map`)")
             own = [s for s in block if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
                    and s.name in needed]
             if own:
-                return (f"the ops on each record call {own[0].name} (line {own[0].lineno}), a function of this file "
+                return (f"the ops on each record call {own[0].name} ({line(own[0])}), a function of this file "
                         "the tool does not rewrite for TF 2")
+            compared = next((s for s in kept for n in ast.walk(s) if isinstance(n, ast.Compare) and any(
+                isinstance(op, ast.Eq | ast.NotEq) for op in n.ops)), None)
+            if compared:
+                return (f"{line(compared)} compares with == or !=, which TensorFlow 1.x reads as the identity of "
+                        "two tensor objects and TF 2 element by element")
             moved = {(batch.cell, n) for s in kept for n in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
             inside = [c for c in calls if (c.cell, c.line) in moved and c.kind != "decoder"]
             if inside:
@@ -1011,7 +1020,7 @@ def record_ops(tree: ast.Module, batch: Call, calls: list[Call]) -> RecordOps | 
             return RecordOps(read[1], kept, tensors[0], moved)
         if not isinstance(statement, ast.Assign):
             kind = type(statement).__name__.lower()
-            return (f"line {statement.lineno} makes {', '.join(sorted(bound & needed))} inside "
+            return (f"{line(statement)} makes {', '.join(sorted(bound & needed))} inside "
                     f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} statement, which the tool does not move into a "
                     "function")
         kept.insert(0, statement)

@@ -25,6 +25,7 @@ from tutorial_lib.pipelines.service.server import HOST
 tf = import_tensorflow()
 
 START_TIMEOUT_S = 60.0
+DRILL_IN_FLIGHT = 4  # a drill client's `max_outstanding_requests`: it never holds or awaits more elements at once
 
 class Server:
     """One tf.data service server process: its kind, its address, and the process itself."""
@@ -159,11 +160,12 @@ class Cluster:
         self.close()
 
 
-def distributed(dataset: tf.data.Dataset, target: str, processing_mode: Any, job_name: str | None = None
-                ) -> tf.data.Dataset:
+def distributed(dataset: tf.data.Dataset, target: str, processing_mode: Any, job_name: str | None = None,
+                max_outstanding_requests: int | None = None) -> tf.data.Dataset:
     """Return `dataset` processed by the tf.data service at `target` (the only thing that names a host)."""
-    return dataset.apply(tf.data.experimental.service.distribute(processing_mode=processing_mode, service=target,
-                                                                 job_name=job_name))
+    return dataset.apply(tf.data.experimental.service.distribute(
+        processing_mode=processing_mode, service=target, job_name=job_name,
+        max_outstanding_requests=max_outstanding_requests))
 
 
 def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3,
@@ -174,33 +176,43 @@ def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3,
     first waits for the trainer to learn, at its next heartbeat, which workers serve it -- a start-up delay
     reported separately as `first_element_s`, so that it does not blur the rate. `counts` lists how many
     elements each repeat received. `cpu_ms_per_element` is the CPU time this process (the trainer) and
-    `servers` used, per element (median over repeats; Linux only): unlike the rate, other load on the
-    machine hardly changes it.
+    `servers` used from the first element to the last, per element after the first (median over repeats; Linux
+    only): unlike the rate, other load on the machine hardly changes it. `start_cpu_ms` is the CPU time up to the
+    first element (building and tracing the dataset, registering it and starting the job, the first element),
+    left out of the per-element cost.
     """
     import statistics
 
-    rates, firsts, counts, trainer_cpu, servers_cpu = [], [], [], [], []
+    rates, firsts, counts = [], [], []
+    cpu: dict[str, list[float]] = {"trainer": [], "servers": [], "start_trainer": [], "start_servers": []}
+
+    def cpu_now() -> tuple[float, float]:
+        return time.process_time(), sum(server.cpu_seconds() for server in servers)
+
     for _ in range(repeats):
-        cpu_before = time.process_time(), [server.cpu_seconds() for server in servers]
+        before = at_first = cpu_now()
         start = time.perf_counter()
         first = last = start
         count = 0
         for _ in make_dataset():
             last = time.perf_counter()
             if count == 0:
-                first = last
+                first, at_first = last, cpu_now()
             count += 1
-        trainer_cpu.append((time.process_time() - cpu_before[0]) * 1000 / max(count, 1))
-        servers_cpu.append(sum(server.cpu_seconds() - before for server, before in zip(servers, cpu_before[1],
-                                                                                     strict=True))
-                           * 1000 / max(count, 1))
+        after = cpu_now()
+        steady = max(count - 1, 1)
+        cpu["trainer"].append((after[0] - at_first[0]) * 1000 / steady)
+        cpu["servers"].append((after[1] - at_first[1]) * 1000 / steady)
+        cpu["start_trainer"].append((at_first[0] - before[0]) * 1000)
+        cpu["start_servers"].append((at_first[1] - before[1]) * 1000)
         rates.append((count - 1) / (last - first) if count > 1 and last > first else 0.0)
         firsts.append(first - start)
         counts.append(count)
+    median = {key: statistics.median(values) for key, values in cpu.items()}
     return {"elements_per_s": statistics.median(rates), "rates": rates, "counts": counts,
             "first_element_s": statistics.median(firsts),
-            "cpu_ms_per_element": {"trainer": statistics.median(trainer_cpu),
-                                   "servers": statistics.median(servers_cpu)}}
+            "cpu_ms_per_element": {"trainer": median["trainer"], "servers": median["servers"]},
+            "start_cpu_ms": {"trainer": median["start_trainer"], "servers": median["start_servers"]}}
 
 
 def busy_range(count: int, cost: int = 200) -> tf.data.Dataset:
@@ -233,7 +245,9 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
     keeps reading. The client is stopped, and reported as not finished, after `timeout_s` in all, or once
     nothing has arrived for `idle_timeout_s` after the kill (`idle_s`: how long it had then waited since the
     last element, or since the kill). Returns the values received (`seen`), those received after the kill, and
-    those times.
+    those times; `in_flight` is the most elements the client can hold or await at once (`DRILL_IN_FLIGHT`, its
+    `max_outstanding_requests`, with no prefetch after it), so more than that arriving after the kill were sent by
+    a live worker after the kill.
     """
     import queue
     import threading
@@ -253,7 +267,7 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
     threading.Thread(target=pump, daemon=True).start()
     result: dict[str, Any] = {"finished": False, "seen": [], "times": [], "after_kill": [], "killed_at": None,
                               "killed_s": None, "restart_launched_s": None, "restarted_s": None,
-                              "finished_s": None, "seconds": None, "idle_s": None}
+                              "finished_s": None, "seconds": None, "idle_s": None, "in_flight": DRILL_IN_FLIGHT}
     failures: list[BaseException] = []
 
     def restart() -> None:

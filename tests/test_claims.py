@@ -1,0 +1,192 @@
+"""The claims ledgers (`notebooks/claims/<notebook>.json`): each claim a student is meant to take away from a
+notebook, where it is stated, and what backs it -- an assertion cell that fails when the claim is false, a cell
+whose stored output prints it, or TensorFlow's own source (installed, so the quoted text is checked). A test here
+fails when a backing is gone (the cell, the assertion or the printed text), and the counterfactual tests run a
+notebook's own assertion cell on a run in which its claim is false and see it fail (and pass on one in which it
+holds). Each exercise lists what it needs, each shown in a cell before it."""
+
+import importlib.util
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LEDGERS = sorted((ROOT / "notebooks" / "claims").glob("*.json"))
+KINDS = {"assert", "prints", "source"}
+
+
+def cells_of(notebook: str) -> list[dict]:
+    """Return a notebook's cells."""
+    return json.loads((ROOT / "notebooks" / notebook).read_text())["cells"]
+
+
+def by_id(notebook: str) -> dict[str, dict]:
+    """Return a notebook's cells by id."""
+    return {cell["id"]: cell for cell in cells_of(notebook)}
+
+
+def squeezed(text: str) -> str:
+    """Return text with every run of white space as one space (line breaks may move)."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def output_text(cell: dict) -> str:
+    """Return what a code cell's stored outputs show as text."""
+    parts = []
+    for output in cell.get("outputs", []):
+        parts.append("".join(output.get("text", "")))
+        for kind in ("text/markdown", "text/plain"):
+            parts.append("".join(output.get("data", {}).get(kind, "")))
+    return "\n".join(parts)
+
+
+def tensorflow_file(relative: str) -> Path | None:
+    """Return a file of the installed TensorFlow named as in its repository (tensorflow/python/...), or None."""
+    spec = importlib.util.find_spec("tensorflow")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))).parent / relative
+
+
+def backing_problems(notebook: str, claim: dict, cells: dict[str, dict]) -> list[str]:
+    """Return what is missing from a claim's backing ([] when every backing still stands)."""
+    problems = []
+    if claim["stated_in"] not in cells:
+        problems.append(f"the cell stating it ({claim['stated_in']}) is gone")
+    for backing in claim["backing"]:
+        kind = backing["kind"]
+        if kind not in KINDS:
+            problems.append(f"unknown backing kind {kind!r}")
+            continue
+        if kind == "source":
+            path = tensorflow_file(backing["file"])
+            if path is None or not path.is_file():
+                problems.append(f"{backing['file']} is not in the installed TensorFlow")
+            elif squeezed(backing["text"]) not in squeezed(path.read_text()):
+                problems.append(f"{backing['file']} no longer says {backing['text']!r}")
+            continue
+        cell = cells.get(backing["cell"])
+        if cell is None or cell["cell_type"] != "code":
+            problems.append(f"the code cell {backing['cell']} is gone")
+        elif kind == "assert" and (not backing["code"].startswith("assert ")
+                                   or squeezed(backing["code"]) not in squeezed("".join(cell["source"]))):
+            problems.append(f"cell {backing['cell']} no longer asserts {backing['code']!r}")
+        elif kind == "prints" and squeezed(backing["text"]) not in squeezed(output_text(cell)):
+            problems.append(f"cell {backing['cell']}'s stored output no longer prints {backing['text']!r}")
+    return problems
+
+
+@pytest.mark.parametrize("ledger", LEDGERS, ids=lambda p: p.stem)
+def test_every_claim_keeps_its_backing(ledger):
+    data = json.loads(ledger.read_text())
+    assert data["notebook"] == f"{ledger.stem}.ipynb" and (ROOT / "notebooks" / data["notebook"]).is_file()
+    cells = by_id(data["notebook"])
+    problems = {claim["claim"]: backing_problems(data["notebook"], claim, cells) for claim in data["claims"]}
+    assert {claim: found for claim, found in problems.items() if found} == {}
+    named = {claim["counterfactual"] for claim in data["claims"] if "counterfactual" in claim}
+    assert sorted(name for name in named if not callable(globals().get(name))) == [], "counterfactual tests missing"
+
+
+@pytest.mark.parametrize("ledger", LEDGERS, ids=lambda p: p.stem)
+def test_every_exercise_needs_only_what_a_cell_before_it_showed(ledger):
+    data = json.loads(ledger.read_text())
+    order = [cell["id"] for cell in cells_of(data["notebook"])]
+    cells = by_id(data["notebook"])
+    for exercise in data.get("exercises", []):
+        for need in exercise["needs"]:
+            assert order.index(need["cell"]) < order.index(exercise["cell"]), need
+            assert squeezed(need["code"]) in squeezed("".join(cells[need["cell"]]["source"])), need
+
+
+def test_a_backing_that_is_gone_is_named():
+    """The check above fails for a removed cell, an assertion rewritten and a printed line no longer printed."""
+    data = json.loads((ROOT / "notebooks" / "claims" / "11_scaling_out.json").read_text())
+    cells = by_id(data["notebook"])
+    claim = next(c for c in data["claims"] if c["backing"][0]["kind"] == "assert")
+    cell = claim["backing"][0]["cell"]
+    assert backing_problems(data["notebook"], claim, cells) == []
+    assert backing_problems(data["notebook"], claim, {k: v for k, v in cells.items() if k != cell})
+    weaker = dict(cells[cell], source=["".join(cells[cell]["source"]).replace("assert 0.6 <", "assert 0.0 <")])
+    assert any("no longer asserts" in p for p in backing_problems(data["notebook"], claim, {**cells, cell: weaker}))
+    printed = next(c for c in data["claims"] if c["backing"][0]["kind"] == "prints")
+    silent = dict(cells[printed["backing"][0]["cell"]], outputs=[])
+    assert any("no longer prints" in p for p in backing_problems(
+        data["notebook"], printed, {**cells, printed["backing"][0]["cell"]: silent}))
+
+
+# --- counterfactuals: the notebook's own assertion cells, run on a run where the claim is false ------------------
+def run_cell(notebook: str, cell_id: str, namespace: dict) -> None:
+    """Run one cell of a notebook, as stored, in the namespace given."""
+    exec(compile("".join(by_id(notebook)[cell_id]["source"]), f"{notebook}:{cell_id}", "exec"), namespace)
+
+
+NB11 = "11_scaling_out.ipynb"
+
+
+def throughput_namespace(trainer_share: float = 0.2, speedup: float = 1.4, cores: int = 2) -> dict:
+    """The names the throughput assertions read: local 10 ms of CPU per element, through one worker the servers 10.5
+    ms and the trainer `trainer_share` of the local cost."""
+    rates = {name: {"counts": [120, 120]} for name in ("0 workers (local)", "1 worker", "2 workers")}
+    return {"rates": rates, "N": 120, "local_cpu": 10.0, "one_cpu": {"servers": 10.5, "trainer": 10.0 * trainer_share},
+            "speedup": speedup, "workload": SimpleNamespace(cores=lambda: cores)}
+
+
+def test_the_throughput_assertions_fail_when_the_trainer_still_does_the_work():
+    run_cell(NB11, "69c710b1", throughput_namespace())  # the claim holds: passes
+    for false in (throughput_namespace(trainer_share=0.9), throughput_namespace(speedup=1.05)):
+        with pytest.raises(AssertionError):
+            run_cell(NB11, "69c710b1", false)
+    run_cell(NB11, "69c710b1", throughput_namespace(speedup=0.9, cores=1))  # one core: asks less, and says so
+
+
+def test_the_shared_job_assertion_fails_for_two_jobs():
+    run_cell(NB11, "829c897b", {"taken": [[0, 1, 2, 4, 6, 7], [3, 5]]})
+    with pytest.raises(AssertionError):  # two jobs, not one: each reader received everything
+        run_cell(NB11, "829c897b", {"taken": [list(range(8)), list(range(8))]})
+
+
+def drill(after_kill: int, mode: str, repeats: int = 0, finished_s: float = 12.0) -> dict:
+    """A fault drill as `fault_drill` returns it: 40 elements before the kill at 4 s, `after_kill` of them between
+    the kill and the replacement listening at 9 s, the rest after it; `repeats` values received twice."""
+    total = 200 if mode == "dynamic" else 410
+    values = [i % 200 for i in range(total - repeats)] + list(range(repeats))
+    times = ([0.1 * i for i in range(40)] + [4.0 + 0.01 * (i + 1) for i in range(after_kill)]
+             + [9.0 + 0.01 * (i + 1) for i in range(total - 40 - after_kill)])
+    return {"seen": values, "times": times, "killed_s": 4.0, "restart_launched_s": 5.0, "restarted_s": 9.0,
+            "finished": True, "finished_s": finished_s, "in_flight": 4}
+
+
+def drill_namespace(**changes) -> dict:
+    drills = {"dynamic": drill(60, "dynamic"), "parallel_epochs": drill(60, "parallel_epochs")}
+    for mode, kwargs in changes.items():
+        drills[mode] = drill(mode=mode, **{"after_kill": 60, **kwargs})
+    return {"drills": drills, "Counter": Counter, "service": SimpleNamespace(DRILL_IN_FLIGHT=4),
+            "cluster": SimpleNamespace(servers=[SimpleNamespace(alive=True)])}
+
+
+def test_the_drill_assertions_fail_when_the_survivor_delivers_nothing_new():
+    run_cell(NB11, "6a9c61e7", drill_namespace())  # the claims hold: passes
+    false_runs = {
+        "the survivor delivered only what the client held at the kill": {"dynamic": {"after_kill": 4}},
+        "the client finished before the replacement listened": {"parallel_epochs": {"finished_s": 8.0}},
+        "dynamic sharding delivered an element twice": {"dynamic": {"repeats": 1}},
+    }
+    for why, changes in false_runs.items():
+        with pytest.raises(AssertionError):
+            run_cell(NB11, "6a9c61e7", drill_namespace(**changes))
+            pytest.fail(why)
+
+
+def test_the_idle_drill_assertions_fail_for_a_client_stopped_by_the_overall_limit():
+    def alone(idle_s: float, waited_s: float) -> dict:
+        return {"seen": list(range(97)), "finished": False, "idle_s": idle_s, "waited_s": waited_s}
+
+    namespace = {"Counter": Counter, "IDLE_TIMEOUT_S": 6, "last": 4.5}
+    run_cell(NB11, "85b6402d", {**namespace, "alone": alone(6.1, 10.6)})
+    for stopped in (alone(3.0, 45.0), alone(6.1, 45.2)):  # stopped early, or by the overall limit
+        with pytest.raises(AssertionError):
+            run_cell(NB11, "85b6402d", {**namespace, "alone": stopped})
