@@ -206,15 +206,17 @@ def _site(args: argparse.Namespace) -> int:
 
 def _navigation(args: argparse.Namespace) -> int:
     from tutorial_lib import classroom
-    from tutorial_lib.classroom import suite_times
+    from tutorial_lib.classroom import stored_runs, suite_times
 
     changed = classroom.write_navigation()
     tables = classroom.write_course_tables()
     times = classroom.write_study_times()
+    runs = stored_runs.write_stored_runs()
     suite = suite_times.write_times()
     print(f"navigation regenerated; {len(changed)} notebook(s) changed; course tables rewritten in "
           f"{[p.name for p in tables] or 'nothing (already current)'}; study times rewritten in "
-          f"{[p.name for p in times] or 'nothing (already current)'}; `make test`'s time rewritten in "
+          f"{[p.name for p in times] or 'nothing (already current)'}; stored runs' passages rewritten in "
+          f"{[p.name for p in runs] or 'nothing (already current)'}; `make test`'s time rewritten in "
           f"{[p.name for p in suite] or 'nothing (already current)'}")
     return 0
 
