@@ -462,6 +462,10 @@ def test_every_tensorflow_name_in_a_sketch_resolves_in_the_installed_tensorflow(
                  for p in scanner.pipelines(scanner.scan_file(CORPUS / name))]
     for i, code in enumerate([TF1_NAMES, PYTHON2, PYTHON_FED, BRANCHES, QUEUE_METHODS]):
         sketches += [scanner.sketch(p) for p in scanner.pipelines(scan(tmp_path, code, f"case{i}.py"))]
+    sketches += [scanner.sketch(p) for path in sorted(NOTEBOOKS.glob("0*.ipynb"))
+                 for p in scanner.pipelines(scanner.scan_file(path))]  # the course's own TF1 code
+    for sketch in sketches:
+        ast.parse(sketch)  # valid Python: code the tool cannot write is a named function, noted
     names = {name for sketch in sketches for name in scanner.TF_NAME.findall(sketch)}
     assert {"tf.io.FixedLenFeature", "tf.io.VarLenFeature", "tf.io.decode_raw", "tf.io.parse_single_example"} <= names
     assert sorted(name for name in names if not resolves(name)) == []
@@ -584,6 +588,7 @@ def test_a_padding_queue_read_by_dequeue_many_is_one_padded_batch(tmp_path):
 
 # --- the corpus written for these tests: recall, precision, pipelines and advice ----------------------------------
 CORPUS = Path(__file__).resolve().parent / "data" / "migrate_corpus"
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 CORPUS_EXPECTED = json.loads((CORPUS / "expected.json").read_text())
 
 

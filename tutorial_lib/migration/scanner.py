@@ -103,9 +103,10 @@ class RecordOps:
 
     def function(self) -> list[str]:
         """Return the function's lines: `def per_record(record):`, its statements and its return."""
-        span = f"line {self.lines[0]}" if len(self.lines) == 1 else f"lines {self.lines[0]}-{self.lines[-1]}"
+        lines = self.lines
+        span = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}" if lines else ""
         cell = min(self.places)[0] if self.places else -1
-        where = f"  # {span} of {f'cell {cell}' if cell >= 0 else 'the file'}, run on each record" if self.lines else ""
+        where = f"  # {span} of {f'cell {cell}' if cell >= 0 else 'the file'}, run on each record" if lines else ""
         return [f"def per_record({self.param}):{where}", *("    " + line for line in self.body),
                 f"    return {self.returned}"]
 
@@ -1136,8 +1137,22 @@ def sketch(pipeline: list[Call]) -> str:
         notes.append(f"# {first['reader'].api}: the chain yields records without the reader's keys; rebuild them if "
                      "the batch used them")
     function = ops.function() if ops and not ops.trivial() else []
+    steps = [PLACEHOLDER.sub(lambda m: to_write(m.group(1), notes), step) for step in steps]
     head, *rest = [tf2_names(step) for step in steps]
     return "\n".join([*notes, *function, "dataset = (" + "\n    ".join([head, *rest]) + ")"])
+
+
+PLACEHOLDER = re.compile(r"<([^<>]+)>")  # a form's stand-in for code the tool cannot write: `<the work before ...>`
+
+
+def to_write(text: str, notes: list[str]) -> str:
+    """Return the name a sketch calls in place of code the tool cannot write, noting once that you write it (the
+    sketch stays valid Python)."""
+    name = re.sub(r"\W+", "_", text.removeprefix("the ")).strip("_").lower()
+    note = f"# {name}: {text} -- write it; the chain calls it"
+    if note not in notes:
+        notes.append(note)
+    return name
 
 
 def per_record_of(pipeline: list[Call]) -> RecordOps | None:
