@@ -190,3 +190,82 @@ def test_the_idle_drill_assertions_fail_for_a_client_stopped_by_the_overall_limi
     for stopped in (alone(3.0, 45.0), alone(6.1, 45.2)):  # stopped early, or by the overall limit
         with pytest.raises(AssertionError):
             run_cell(NB11, "85b6402d", {**namespace, "alone": stopped})
+
+
+# --- passages of the guide that describe a stored run are generated from it ------------------------------------
+def test_guide_passages_describing_a_stored_run_are_generated_from_it():
+    from tutorial_lib.classroom import stored_runs
+
+    assert stored_runs.stored_run_problems() == [], "run `make navigation` (python -m tutorial_lib navigation)"
+
+
+def test_a_hand_edited_number_or_a_line_no_longer_printed_is_caught(tmp_path):
+    import shutil
+
+    from tutorial_lib.classroom import stored_runs
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "docs" / "instructors").mkdir(parents=True)
+    shutil.copy(ROOT / "notebooks" / "06_profiler_check.ipynb", tmp_path / "notebooks")
+    page = tmp_path / "docs" / "instructors" / "06_profiler_check.md"
+    text = (ROOT / "docs" / "instructors" / "06_profiler_check.md").read_text()
+    page.write_text(text)
+    assert stored_runs.stored_run_problems(tmp_path / "notebooks") == []
+    page.write_text(re.sub(r"chose \d+ hidden units", "chose 4096 hidden units", text))
+    assert stored_runs.stored_run_problems(tmp_path / "notebooks") != []
+    notebook = tmp_path / "notebooks" / "06_profiler_check.ipynb"
+    notebook.write_text(notebook.read_text().replace("hidden units (", "units ("))
+    assert any("no longer print the calibration" in p for p in stored_runs.stored_run_problems(tmp_path / "notebooks"))
+
+
+# notebook 06: the two yardsticks
+NB06 = "06_profiler_check.ipynb"
+
+
+def report(wait_fraction: float, verdict: str | None = None, **fields) -> SimpleNamespace:
+    """A profiler report as `profiler.analyze` returns it (only what the assertion cells read)."""
+    from tutorial_lib import monitor
+
+    return SimpleNamespace(wait_fraction=wait_fraction, verdict=verdict or monitor.verdict(wait_fraction),
+                           conclusion="...", steps=28, step_labels=[f"train {i}" for i in range(1, 29)], **fields)
+
+
+def watch(wait_fraction: float) -> SimpleNamespace:
+    return SimpleNamespace(wait_fraction=lambda: wait_fraction)
+
+
+def test_the_agreement_assertions_fail_for_a_dashboard_extra_past_the_margin():
+    """The shares must agree within MARGIN: a dashboard extra of 1.9 ms on a step of MIN_STEP_MS = 60 ms is 3.2
+    points, past the margin, and the notebook's assertions then fail (as they must: the claim is false)."""
+    from tutorial_lib import monitor
+
+    base = {"monitor": monitor, "STEPS": 30}
+    run_cell(NB06, "402e4a56", {**base, "naive_profile": report(0.682), "naive_watch": watch(0.685)})
+    with pytest.raises(AssertionError):
+        run_cell(NB06, "402e4a56", {**base, "naive_profile": report(0.682), "naive_watch": watch(0.682 + 1.9 / 60)})
+    namespace = {**base, "MARGIN": 0.03}
+    run_cell(NB06, "0109f0cd", {**namespace, "tuned_profile": report(0.004), "tuned_watch": watch(0.014)})
+    with pytest.raises(AssertionError):  # the same extra pushes the dashboard into the band between
+        run_cell(NB06, "0109f0cd", {**namespace, "tuned_profile": report(0.004),
+                                    "tuned_watch": watch(0.004 + 1.9 / 60)})
+
+
+def test_the_interval_assertions_fail_when_the_profiler_counts_more_wait():
+    import numpy as np
+
+    history = SimpleNamespace(step_history=lambda: (None, [0.001] * 30, [0.078] * 30))
+    holds = report(0.004, input_ms=0.3, step_ms=79.2)
+    namespace = {"np": np, "naive_watch": history, "tuned_watch": history, "tuned_profile": holds}
+    run_cell(NB06, "d0b7f880", {**namespace, "naive_profile": holds})
+    for false in (report(0.004, input_ms=2.0, step_ms=79.2), report(0.004, input_ms=0.3, step_ms=70.0)):
+        with pytest.raises(AssertionError):
+            run_cell(NB06, "d0b7f880", {**namespace, "naive_profile": false})
+
+
+def test_the_disagreement_assertions_fail_when_the_profiler_sees_the_wait():
+    from tutorial_lib import monitor
+
+    namespace = {"monitor": monitor, "buffered_watch": watch(0.566)}
+    run_cell(NB06, "f59fecf4", {**namespace, "buffered_profile": report(0.0, "potentially input-bound")})
+    with pytest.raises(AssertionError):  # had the profiler counted the buffer's wait as input, the claim is false
+        run_cell(NB06, "f59fecf4", {**namespace, "buffered_profile": report(0.566)})
