@@ -265,7 +265,23 @@ def test_the_interval_assertions_fail_when_the_profiler_counts_more_wait():
 def test_the_disagreement_assertions_fail_when_the_profiler_sees_the_wait():
     from tutorial_lib import monitor
 
-    namespace = {"monitor": monitor, "buffered_watch": watch(0.566)}
-    run_cell(NB06, "f59fecf4", {**namespace, "buffered_profile": report(0.0, "potentially input-bound")})
-    with pytest.raises(AssertionError):  # had the profiler counted the buffer's wait as input, the claim is false
-        run_cell(NB06, "f59fecf4", {**namespace, "buffered_profile": report(0.566)})
+    namespace = {"monitor": monitor, "buffered_watch": watch(0.526), "per_step_ms": lambda w, r: (95.0, 181.0)}
+    holds = report(0.0, "potentially input-bound", step_parts_ms={"all others": 95.9})
+    run_cell(NB06, "f59fecf4", {**namespace, "buffered_profile": holds})
+    false_runs = [report(0.526, step_parts_ms={"all others": 1.0}),  # the profiler counted the wait as input
+                  report(0.0, "potentially input-bound", step_parts_ms={"all others": 10.0})]  # the wait is elsewhere
+    for false in false_runs:
+        with pytest.raises(AssertionError):
+            run_cell(NB06, "f59fecf4", {**namespace, "buffered_profile": false})
+
+
+def test_the_stage_assertions_fail_when_the_tuned_sleeps_stay_in_the_spans():
+    stages = [("Iterator::Model::Map", 1920, 4400.0)]
+    tuned_stages = [("Iterator::Model::MapAndBatch::ParallelMapV2", 60, 30.0)]
+    naive = report(0.67, input_ops=stages, host_input_us={"preprocessing_us": 4.4e6})
+    namespace = {"naive_profile": naive, "PRODUCER_COST_MS": 1.977}
+    holds = report(0.01, input_ops=tuned_stages, host_input_us={"preprocessing_us": 71.7e3})
+    run_cell(NB06, "56298a82", {**namespace, "tuned_profile": holds})
+    in_spans = report(0.01, input_ops=tuned_stages, host_input_us={"preprocessing_us": 3.0e6})
+    with pytest.raises(AssertionError):
+        run_cell(NB06, "56298a82", {**namespace, "tuned_profile": in_spans})
