@@ -124,6 +124,16 @@ def run_cell(notebook: str, cell_id: str, namespace: dict) -> None:
     exec(compile("".join(by_id(notebook)[cell_id]["source"]), f"{notebook}:{cell_id}", "exec"), namespace)
 
 
+def run_assertions(notebook: str, cell_id: str, namespace: dict) -> None:
+    """Run only the top-level `assert` statements of a cell that also does the work they check."""
+    import ast
+
+    tree = ast.parse("".join(by_id(notebook)[cell_id]["source"]))
+    asserts = [node for node in tree.body if isinstance(node, ast.Assert)]
+    assert asserts, f"{notebook}:{cell_id} has no top-level assertion"
+    exec(compile(ast.Module(asserts, []), f"{notebook}:{cell_id}", "exec"), namespace)
+
+
 NB11 = "11_scaling_out.ipynb"
 
 
@@ -296,3 +306,13 @@ def test_the_memory_assertions_fail_for_a_variable_of_two_copies():
                   {"constant": 6.3 * data.nbytes, "variable": 1.9 * data.nbytes}):  # nearly two copies
         with pytest.raises(AssertionError):
             run_cell("04_preloaded_data.ipynb", "b2b3b84c", {"train_x": data, "growth": false})
+
+
+# notebook 08: one batch, many evaluations
+def test_the_bug_assertion_fails_when_evaluations_share_a_batch():
+    run_assertions("08_one_batch_many_evaluations.ipynb", "0df85933",
+                   {"naive_dequeues": 4, "evaluations": 3, "same_point": [1.25, 0.5]})
+    for false in ({"naive_dequeues": 1, "evaluations": 3, "same_point": [1.25, 0.5]},   # one dequeue per step
+                  {"naive_dequeues": 4, "evaluations": 3, "same_point": [1.25, 1.25]}):  # the same point agrees
+        with pytest.raises(AssertionError):
+            run_assertions("08_one_batch_many_evaluations.ipynb", "0df85933", false)
