@@ -316,3 +316,14 @@ def test_the_bug_assertion_fails_when_evaluations_share_a_batch():
                   {"naive_dequeues": 4, "evaluations": 3, "same_point": [1.25, 1.25]}):  # the same point agrees
         with pytest.raises(AssertionError):
             run_assertions("08_one_batch_many_evaluations.ipynb", "0df85933", false)
+
+
+# notebook 03a: one epoch, every example exactly once
+def test_the_epoch_assertion_fails_for_a_repeated_or_missing_example():
+    expected = {f"file{f}:{r}" for f in range(4) for r in range(1000)}
+    keys = sorted(expected)
+    run_assertions("03a_queues_and_threads.ipynb", "5f74a6ae", {"keys": keys, "expected_keys": expected})
+    for false in (keys[:-1] + keys[:1],  # one example twice, another never
+                  keys[:-1]):  # one example missing
+        with pytest.raises(AssertionError):
+            run_assertions("03a_queues_and_threads.ipynb", "5f74a6ae", {"keys": false, "expected_keys": expected})
