@@ -327,3 +327,22 @@ def test_the_epoch_assertion_fails_for_a_repeated_or_missing_example():
                   keys[:-1]):  # one example missing
         with pytest.raises(AssertionError):
             run_assertions("03a_queues_and_threads.ipynb", "5f74a6ae", {"keys": false, "expected_keys": expected})
+
+
+# notebook 05: the queue's fill says which side waits
+def test_the_run_assertions_fail_for_a_queue_that_says_the_opposite():
+    import numpy as np
+
+    def run(wait: float, fills: list[float]) -> SimpleNamespace:
+        return SimpleNamespace(wait_fraction=lambda: wait,
+                               fill_history=lambda: (None, {"batch/fifo_queue": fills, "input_producer": [1.0]}))
+
+    nb = "05_live_dashboard.ipynb"
+    run_cell(nb, "24eaf41b", {"np": np, "input_run": run(0.6, [0.0, 0.1, 0.0])})
+    run_cell(nb, "f5cfdcd3", {"np": np, "compute_run": run(0.01, [1.0, 0.9, 1.0])})
+    for false in (run(0.6, [1.0, 0.9, 1.0]), run(0.1, [0.0, 0.1, 0.0])):  # a full queue; little waiting
+        with pytest.raises(AssertionError):
+            run_cell(nb, "24eaf41b", {"np": np, "input_run": false})
+    for false in (run(0.01, [0.0, 0.1, 0.0]), run(0.3, [1.0, 0.9, 1.0])):  # an empty queue; much waiting
+        with pytest.raises(AssertionError):
+            run_cell(nb, "f5cfdcd3", {"np": np, "compute_run": false})
