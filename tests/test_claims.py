@@ -5,6 +5,7 @@ fails when a backing is gone (the cell, the assertion or the printed text), and 
 notebook's own assertion cell on a run in which its claim is false and see it fail (and pass on one in which it
 holds). Each exercise lists what it needs, each shown in a cell before it."""
 
+import ast
 import importlib.util
 import json
 import re
@@ -16,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LEDGERS = sorted((ROOT / "notebooks" / "claims").glob("*.json"))
-KINDS = {"assert", "prints", "source"}
+KINDS = {"assert", "prints", "source", "test"}
 
 
 def cells_of(notebook: str) -> list[dict]:
@@ -68,6 +69,13 @@ def backing_problems(notebook: str, claim: dict, cells: dict[str, dict]) -> list
                 problems.append(f"{backing['file']} is not in the installed TensorFlow")
             elif squeezed(backing["text"]) not in squeezed(path.read_text()):
                 problems.append(f"{backing['file']} no longer says {backing['text']!r}")
+            continue
+        if kind == "test":  # a test of the library the claim is about (the notebook describes the library)
+            path = ROOT / backing["file"]
+            names = {n.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef)} \
+                if path.is_file() else set()
+            if backing["name"] not in names:
+                problems.append(f"{backing['file']} has no test {backing['name']}")
             continue
         cell = cells.get(backing["cell"])
         if cell is None or cell["cell_type"] != "code":
@@ -126,8 +134,6 @@ def run_cell(notebook: str, cell_id: str, namespace: dict) -> None:
 
 def run_assertions(notebook: str, cell_id: str, namespace: dict) -> None:
     """Run only the top-level `assert` statements of a cell that also does the work they check."""
-    import ast
-
     tree = ast.parse("".join(by_id(notebook)[cell_id]["source"]))
     asserts = [node for node in tree.body if isinstance(node, ast.Assert)]
     assert asserts, f"{notebook}:{cell_id} has no top-level assertion"
@@ -346,3 +352,21 @@ def test_the_run_assertions_fail_for_a_queue_that_says_the_opposite():
     for false in (run(0.01, [0.0, 0.1, 0.0]), run(0.3, [1.0, 0.9, 1.0])):  # an empty queue; much waiting
         with pytest.raises(AssertionError):
             run_cell(nb, "f5cfdcd3", {"np": np, "compute_run": false})
+
+
+# notebook 10: the benchmark's directions
+def benchmark_results(**latency_s) -> dict:
+    """Benchmark results as `benchmarks.pipelines` returns them (only what the assertion cell reads)."""
+    latency = {"naive": 4.0, "prefetch": 2.6, "parallel_map": 1.1, "queue_1": 4.1, "queue_4": 1.6, **latency_s}
+    variants = {name: {"median_s": s, "efficiency": 0.8 if name == "naive" else 1.0} for name, s in latency.items()}
+    copy = {"naive": {"median_s": 1.0}, "cache": {"median_s": 1.1}, "ceiling": {"median_s": 0.2}}
+    return {"latency": {"variants": variants}, "cpu": {"variants": {}}, "copy": {"variants": copy},
+            "map_cost": {"vectorized": 0.1, "scalar": 1.0}}
+
+
+def test_the_benchmark_assertions_fail_when_prefetch_or_threads_do_not_help():
+    nb = "10_queues_to_tf_data.ipynb"
+    run_cell(nb, "42e2fc80", {"results": benchmark_results()})
+    for false in ({"prefetch": 4.2}, {"parallel_map": 2.7}, {"queue_4": 4.3}):
+        with pytest.raises(AssertionError):
+            run_cell(nb, "42e2fc80", {"results": benchmark_results(**false)})
