@@ -370,3 +370,23 @@ def test_the_benchmark_assertions_fail_when_prefetch_or_threads_do_not_help():
     for false in ({"prefetch": 4.2}, {"parallel_map": 2.7}, {"queue_4": 4.3}):
         with pytest.raises(AssertionError):
             run_cell(nb, "42e2fc80", {"results": benchmark_results(**false)})
+
+
+# notebook 07a: complete, identical validation passes
+def test_the_pass_assertions_fail_for_a_short_or_reordered_pass():
+    n, batch, steps = 130, 32, 6
+    ids = list(range(n))
+    good = {"ids": ids, "predictions": [1] * n, "sizes": [32, 32, 32, 32, 2], "loss": 0.5}
+    later = dict(good, loss=0.3)
+
+    def namespace(*passes) -> dict:
+        return {"passes": list(passes), "valid_ids": ids, "N": n, "BATCH_SIZE": batch, "STEPS": steps,
+                "trained_ids": list(range(steps * batch))}
+
+    nb = "07a_validate_in_one_session.ipynb"
+    run_cell(nb, "770e2b7a", namespace(good, good, later, later))
+    false_runs = [namespace(good, dict(good, ids=ids[:-2], sizes=[32, 32, 32, 32]), later, later),  # short pass
+                  namespace(good, dict(good, ids=ids[1:] + ids[:1]), later, later)]  # another order
+    for false in false_runs:
+        with pytest.raises(AssertionError):
+            run_cell(nb, "770e2b7a", false)
