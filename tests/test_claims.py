@@ -88,6 +88,16 @@ def backing_problems(notebook: str, claim: dict, cells: dict[str, dict]) -> list
     return problems
 
 
+def test_every_notebook_has_a_ledger_with_a_claim_an_assertion_backs():
+    from tutorial_lib.classroom.course import NOTEBOOK_GLOB
+
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob(NOTEBOOK_GLOB))
+    assert [p.stem for p in LEDGERS] == notebooks
+    for ledger in LEDGERS:
+        kinds = {b["kind"] for c in json.loads(ledger.read_text())["claims"] for b in c["backing"]}
+        assert "assert" in kinds, f"{ledger.name}: no claim backed by an assertion"
+
+
 @pytest.mark.parametrize("ledger", LEDGERS, ids=lambda p: p.stem)
 def test_every_claim_keeps_its_backing(ledger):
     data = json.loads(ledger.read_text())
@@ -390,3 +400,14 @@ def test_the_pass_assertions_fail_for_a_short_or_reordered_pass():
     for false in false_runs:
         with pytest.raises(AssertionError):
             run_cell(nb, "770e2b7a", false)
+
+
+# notebook 03b: shuffle quality against the buffer
+def test_the_shuffle_assertions_fail_when_more_buffer_does_not_shuffle_more():
+    nb = "03b_batching_and_shuffling.ipynb"
+    holds = {"queue": [0.01, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}
+    run_cell(nb, "23aa4d16", {"quality": holds})
+    for false in ({"queue": [0.01, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.3, 0.3]},  # a bigger buffer, no more
+                  {"queue": [0.2, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}):  # the pool size hardly matters
+        with pytest.raises(AssertionError):
+            run_cell(nb, "23aa4d16", {"quality": false})
