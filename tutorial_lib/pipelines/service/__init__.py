@@ -10,7 +10,6 @@ choose one; clients reach them at 127.0.0.1 here): use them on a trusted network
 """
 
 from tutorial_lib.pipelines.service.cluster import (  # noqa: F401
-    DRILL_IN_FLIGHT,
     START_TIMEOUT_S,
     Cluster,
     Server,

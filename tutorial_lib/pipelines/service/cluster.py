@@ -25,7 +25,6 @@ from tutorial_lib.pipelines.service.server import HOST
 tf = import_tensorflow()
 
 START_TIMEOUT_S = 60.0
-DRILL_IN_FLIGHT = 4  # a drill client's `max_outstanding_requests`: it never holds or awaits more elements at once
 
 class Server:
     """One tf.data service server process: its kind, its address, and the process itself."""
@@ -245,9 +244,7 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
     keeps reading. The client is stopped, and reported as not finished, after `timeout_s` in all, or once
     nothing has arrived for `idle_timeout_s` after the kill (`idle_s`: how long it had then waited since the
     last element, or since the kill). Returns the values received (`seen`), those received after the kill, and
-    those times; `in_flight` is the most elements the client can hold or await at once (`DRILL_IN_FLIGHT`, its
-    `max_outstanding_requests`, with no prefetch after it), so more than that arriving after the kill were sent by
-    a live worker after the kill.
+    those times.
     """
     import queue
     import threading
@@ -267,7 +264,7 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
     threading.Thread(target=pump, daemon=True).start()
     result: dict[str, Any] = {"finished": False, "seen": [], "times": [], "after_kill": [], "killed_at": None,
                               "killed_s": None, "restart_launched_s": None, "restarted_s": None,
-                              "finished_s": None, "seconds": None, "idle_s": None, "in_flight": DRILL_IN_FLIGHT}
+                              "finished_s": None, "seconds": None, "idle_s": None}
     failures: list[BaseException] = []
 
     def restart() -> None:

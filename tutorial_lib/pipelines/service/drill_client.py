@@ -15,7 +15,7 @@ import sys
 import time
 
 from tutorial_lib.env import import_tensorflow
-from tutorial_lib.pipelines.service.cluster import DRILL_IN_FLIGHT, busy_range, distributed
+from tutorial_lib.pipelines.service.cluster import busy_range, distributed
 
 
 def main(target: str, mode: str, count: int, kill_after: int, cost: int) -> None:
@@ -23,11 +23,8 @@ def main(target: str, mode: str, count: int, kill_after: int, cost: int) -> None
     tf = import_tensorflow()
     policy = {"dynamic": tf.data.experimental.service.ShardingPolicy.DYNAMIC,
               "parallel_epochs": tf.data.experimental.service.ShardingPolicy.OFF}[mode]
-    dataset = distributed(busy_range(count, cost), target, policy, max_outstanding_requests=DRILL_IN_FLIGHT)
-    options = tf.data.Options()
-    options.experimental_optimization.inject_prefetch = False  # no buffer beyond the service client's own
     seen, start = [], time.perf_counter()
-    for value in dataset.with_options(options):
+    for value in distributed(busy_range(count, cost), target, policy):
         seen.append(int(value))
         event = "kill" if len(seen) == kill_after else "got"
         print(json.dumps({"event": event, "value": seen[-1], "t": time.monotonic()}), flush=True)
