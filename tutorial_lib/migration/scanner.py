@@ -1208,6 +1208,7 @@ def not_equivalent(pipeline: list[Call]) -> list[str]:
     return reasons
 
 
+@functools.cache
 def tf2_renames() -> dict[str, str]:
     """TF1 names and their TF 2 names (`tf.FixedLenFeature` -> `tf.io.FixedLenFeature`), from the tables TensorFlow
     ships for its upgrade script (renames_v2.py, then all_renames_v2.py's manual renames over it)."""
