@@ -258,3 +258,30 @@ def test_dataset_exercises_are_judged_outside_the_kernel_from_what_the_pipeline_
         assert "forged" not in feedback
     assert scores["right"] == dict.fromkeys(points, 1.0), scores
     assert scores["forger"] == dict.fromkeys(points, 0.0), scores
+
+
+def test_a_submission_without_an_answer_cell_is_told_which_one_and_what_to_do():
+    """An answer cell deleted, or its nbgrader cell ID changed: its test is named with one line saying so; a changed
+    notebook cell id alone (answers are matched by grade_id) and an untouched answer are not."""
+    release = _dataset_release({})
+    exercises = list(DATASET_RIGHT)
+
+    def submitted(change) -> bytes:
+        notebook = _dataset_release({})
+        change(notebook.cells)
+        return nbformat.writes(notebook).encode()
+
+    assert classroom.missing_answers(release, submitted(lambda cells: None), "A.ipynb") == {}
+    assert classroom.missing_answers(release, submitted(lambda cells: cells.pop(1)), "A.ipynb").keys() == \
+        {f"{exercises[0]}_test"}
+
+    def renamed(cells):
+        cells[3].metadata["nbgrader"]["grade_id"] = "my_answer"
+    missing = classroom.missing_answers(release, submitted(renamed), "A.ipynb")
+    assert missing.keys() == {f"{exercises[1]}_test"}
+    assert f"A.ipynb has no answer cell `{exercises[1]}`" in missing[f"{exercises[1]}_test"]
+    assert "fetch the assignment again" in missing[f"{exercises[1]}_test"]
+
+    def new_cell_id(cells):
+        cells[1].id = "renamed-cell"
+    assert classroom.missing_answers(release, submitted(new_cell_id), "A.ipynb") == {}

@@ -38,7 +38,7 @@ from pathlib import Path
 
 import nbformat
 
-from tutorial_lib.grading.worker import UNSEALED_NOTE, is_test, nbgrader_meta
+from tutorial_lib.grading.worker import UNSEALED_NOTE, is_answer, is_test, nbgrader_meta
 
 TIME_LIMIT_S = 600.0  # per submission: the slowest notebook runs in under 90 s on 2 cores
 MEMORY_MB = 8192  # address space per process (TensorFlow alone maps about 2.4 GB of it)
@@ -214,6 +214,23 @@ def read_submission(path: Path) -> tuple[bytes | None, str]:
     return data, ""
 
 
+def missing_answers(release: nbformat.NotebookNode, submission: bytes, name: str) -> dict[str, str]:
+    """Each test cell whose answer cell (the release's answer before it) the submission lacks, with one line saying
+    so: a deleted answer cell, or one whose nbgrader cell ID (`grade_id`) was changed, leaves the stub in its place."""
+    submitted = {nbgrader_meta(c).get("grade_id") for c in nbformat.reads(submission.decode("utf-8"), 4).cells
+                 if is_answer(c)}
+    missing, answer = {}, None
+    for cell in release.cells:
+        if is_answer(cell):
+            answer = nbgrader_meta(cell).get("grade_id")
+        elif is_test(cell) and answer is not None and answer not in submitted:
+            missing[nbgrader_meta(cell)["grade_id"]] = (
+                f"your {name} has no answer cell `{answer}` (deleted, or its nbgrader cell ID changed), so the "
+                f"exercise's stub was run: fetch the assignment again into a fresh folder, copy your answer into "
+                f"that answer cell, and submit again")
+    return missing
+
+
 def not_graded(student: str, points: dict[str, float], reason: str, sealed: bool) -> Outcome:
     """An outcome for a submission that was not run at all: every exercise 0, with the reason."""
     outcome = Outcome(student, stopped=reason, sealed=sealed)
@@ -293,11 +310,13 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
         points = test_cells(private_release)
         readable: dict[str, Path] = {}
         results: dict[str, tuple[Outcome, Path]] = {}
+        lacking: dict[str, dict[str, str]] = {}
         for student, path in found.items():
             data, why = read_submission(path)
             if data is None:
                 results[student] = (not_graded(student, points, why, not unsealed), work / student / "graded.ipynb")
                 continue
+            lacking[student] = missing_answers(nbformat.read(private_release, 4), data, path.name)
             copy = work / "submissions" / student / f"{assignment}.ipynb"
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
@@ -316,6 +335,11 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
             futures = {student: pool.submit(one, student) for student in readable}
             for student, future in futures.items():
                 results[student] = future.result()
+        for student, missing in lacking.items():
+            outcome = results[student][0]
+            for grade_id, reason in missing.items():
+                outcome.scores[grade_id], outcome.how[grade_id] = 0.0, "not finished"
+                outcome.feedback[grade_id] = f"❌ Not graded: {reason}."
         for student in found:
             outcome = results[student][0]
             progress(f"{student:<24} {outcome.total:g} / {sum(points.values()):g} in {outcome.seconds:.1f} s"
