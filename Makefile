@@ -17,7 +17,7 @@ LAB_OPTIONS := --ServerApp.ip=127.0.0.1 --LabApp.news_url=None --LabApp.check_fo
 export JUPYTER_PREFER_ENV_PATH := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: lab lab-instructor test test-times test-installed check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
+.PHONY: lab lab-instructor test hub-test test-times test-installed check-checkers data data-verify notebooks machines navigation student-edition nbgrader \
 	nbgrader-check site lint bench bench-monitor doctor clean migrate
 
 $(STAMP): pyproject.toml
@@ -75,6 +75,11 @@ test: $(STAMP) $(STUDENT_STAMP) $(STUDENT_VENV)/$(LAB_OVERRIDES) $(VENV)/$(LAB_O
 		$(MEASURED_NOTEBOOKS:%=notebooks/%.ipynb) $(BESIDE_MEASURED)
 	TEST_STAGE=browser $(BIN)/python -m pytest -p no:cacheprovider $(MEASURED_TESTS)
 	@$(BIN)/python -c "from tutorial_lib.classroom import suite_times as s; print(s.total_sentence(s.complete_run(s.RUN_LOG)))"
+
+# A class on a real JupyterHub (tests/test_hub.py, root only; .ci/run runs it): Unix accounts, PAM, nbgrader's exchange,
+# Chromium. The hub's environment is kept under HUB_ROOT between runs; the course's wheel is reinstalled each run.
+hub-test: $(STAMP)
+	HUB_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider -q -s tests/test_hub.py
 
 # After a `make test` from a fresh clone: keep its time as the record (docs/make-test-times.json) that README.md and
 # CONTRIBUTING.md state (`make navigation` writes them from it).

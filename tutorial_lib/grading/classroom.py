@@ -231,6 +231,19 @@ def missing_answers(release: nbformat.NotebookNode, submission: bytes, name: str
     return missing
 
 
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's submit and collect write beside it
+
+
+def exchange_files(folder: Path) -> dict[str, str]:
+    """The exchange's small text files in a submission's folder (plain files only, at most 200 characters each)."""
+    found = {}
+    for name in EXCHANGE_FILES:
+        path = folder / name
+        if path.is_file() and not path.is_symlink():
+            found[name] = path.read_text(errors="replace")[:200]
+    return found
+
+
 def not_graded(student: str, points: dict[str, float], reason: str, sealed: bool) -> Outcome:
     """An outcome for a submission that was not run at all: every exercise 0, with the reason."""
     outcome = Outcome(student, stopped=reason, sealed=sealed)
@@ -246,11 +259,14 @@ def course_id_of(course: Path) -> str:
     return found.group(1) if found else "default_course"
 
 
-def write_gradebook(course: Path, assignment: str, outcomes: list[Outcome], course_id: str) -> None:
-    """Record each test cell's auto_score as `nbgrader autograde` does (a manual score already given is kept)."""
+def write_gradebook(course: Path, assignment: str, outcomes: list[Outcome], course_id: str,
+                    timestamps: dict[str, str] | None = None) -> None:
+    """Record each test cell's auto_score as `nbgrader autograde` does (a manual score already given is kept), and
+    each submission's time from its `timestamp.txt` (nbgrader's lateness)."""
     import warnings
 
     from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.utils import parse_utc
 
     with warnings.catch_warnings(), Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=course_id) as gradebook:
         warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings from nbgrader's own API
@@ -259,7 +275,12 @@ def write_gradebook(course: Path, assignment: str, outcomes: list[Outcome], cour
                 gradebook.find_student(outcome.student)
             except MissingEntry:
                 gradebook.add_student(outcome.student)
-            gradebook.update_or_create_submission(assignment, outcome.student)
+            stamp = (timestamps or {}).get(outcome.student, "").strip()
+            try:
+                when = {"timestamp": parse_utc(stamp)} if stamp else {}
+            except ValueError:
+                when = {}  # one nbgrader cannot read (its autograde stops there): recorded without a time
+            gradebook.update_or_create_submission(assignment, outcome.student, **when)
             for grade_id, score in outcome.scores.items():
                 grade = gradebook.find_grade(grade_id, assignment, assignment, outcome.student)
                 grade.auto_score = score
@@ -311,6 +332,10 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
         readable: dict[str, Path] = {}
         results: dict[str, tuple[Outcome, Path]] = {}
         lacking: dict[str, dict[str, str]] = {}
+        # What nbgrader's exchange wrote beside each notebook: when it was submitted (into the gradebook) and, with the
+        # submission's secret, what `generate_feedback` and `release_feedback` look for beside the autograded notebook.
+        beside = {student: exchange_files(path.parent) for student, path in found.items()}
+        timestamps = {student: files["timestamp.txt"] for student, files in beside.items() if "timestamp.txt" in files}
         for student, path in found.items():
             data, why = read_submission(path)
             if data is None:
@@ -354,7 +379,7 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
                                "from the copy taken before grading and nothing was recorded. Reinstall the course "
                                "library if it changed, and grade again from an account that holds nothing else.")
         outcomes = [results[student][0] for student in found]
-        write_gradebook(course, assignment, outcomes, course_id or course_id_of(course))
+        write_gradebook(course, assignment, outcomes, course_id or course_id_of(course), timestamps)
         written = [gradebook]
         for student in found:
             outcome, graded = results[student]
@@ -362,6 +387,9 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
             target.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(with_feedback(graded, private_release, outcome), target)
             written += [target, target.parent, target.parent.parent]
+            for name, text in beside[student].items():
+                (target.parent / name).write_text(text)
+                written.append(target.parent / name)
         _give_to_owner(course, [*written, course / "autograded"])
     return outcomes
 
@@ -382,6 +410,7 @@ def summary(outcomes: list[Outcome], assignment: str, points: float) -> str:
     sealed = "each in its own sealed kernel" if all(o.sealed for o in outcomes) else "UNSEALED (--unsealed)"
     stopped = [o for o in outcomes if o.stopped]
     lines = [f"graded {len(outcomes)} submissions of {assignment}, {sealed}; "
-             f"{len(outcomes) - len(stopped)} ran to the end, {len(stopped)} were stopped or not run"]
+             f"{len(outcomes) - len(stopped)} ran to the end, {len(stopped)} "
+             f"{'was' if len(stopped) == 1 else 'were'} stopped or not run"]
     lines += [f"  {o.student}: {o.total:g} / {points:g} -- {o.stopped}" for o in stopped]
     return "\n".join(lines)
