@@ -217,13 +217,13 @@ def stop_hub(hub: Hub) -> None:
 
 
 def set_up_exchange() -> bool:
-    """The guide's exchange: `sudo mkdir -p /usr/local/share/nbgrader/exchange && sudo chmod ugo+rw` it; return
+    """The guide's exchange: `sudo mkdir -p /usr/local/share/nbgrader/exchange && sudo chmod 1777` it; return
     whether this run created it (and so removes it)."""
     created = not EXCHANGE.exists()
     if not created and any(EXCHANGE.iterdir()):
         raise AssertionError(f"{EXCHANGE} is in use on this machine; the hub test needs it to itself")
     EXCHANGE.mkdir(parents=True, exist_ok=True)
-    EXCHANGE.chmod(EXCHANGE.stat().st_mode | 0o666)
+    EXCHANGE.chmod(0o1777)
     return created
 
 
