@@ -329,6 +329,7 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
         private_release = work / "release.ipynb"
         private_release.write_bytes(release.read_bytes())
         points = test_cells(private_release)
+        release_notebook = nbformat.read(private_release, 4)
         readable: dict[str, Path] = {}
         results: dict[str, tuple[Outcome, Path]] = {}
         lacking: dict[str, dict[str, str]] = {}
@@ -341,7 +342,7 @@ def grade_assignment(course: Path, assignment: str, jobs: int | None = None, tim
             if data is None:
                 results[student] = (not_graded(student, points, why, not unsealed), work / student / "graded.ipynb")
                 continue
-            lacking[student] = missing_answers(nbformat.read(private_release, 4), data, path.name)
+            lacking[student] = missing_answers(release_notebook, data, path.name)
             copy = work / "submissions" / student / f"{assignment}.ipynb"
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
