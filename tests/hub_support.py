@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from browser_support import CHROMIUM_FLAGS, free_port  # noqa: E402
+from checkout_support import copy_checkout  # noqa: E402
 
 HUB_ROOT = Path(os.environ.get("HUB_ROOT", "/opt/data-into-tf-hub-test"))  # like TLJH's /opt/tljh: every user reads it
 SYSTEM_PYTHON = "/usr/bin/python3"  # the venv's interpreter must be one every account can run (not under /root)
@@ -65,13 +66,7 @@ def as_user(user: str, command: str, check: bool = True, timeout: int = 600) -> 
 
 def build_wheel(tmp: Path) -> Path:
     """Build the course's wheel offline from a copy of the repository's files, as tests/test_installed.py does."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           capture_output=True, check=True).stdout.decode().split("\0")
-    source = tmp / "source"
-    for name in filter(None, files):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            (source / name).write_bytes((ROOT / name).read_bytes())
+    source = copy_checkout(tmp / "source")
     sh([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp / "dist"), str(source)])
     wheel, = (tmp / "dist").glob("*.whl")
     return wheel

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from checkout_support import copy_checkout
 
 from tutorial_lib import __version__
 from tutorial_lib.classroom.course import COURSE
@@ -71,13 +72,7 @@ def run(command: list[str], cwd: Path, timeout: int = 600, **extra_env: str) -> 
 def artefacts(tmp_path_factory) -> dict[str, Path]:
     """Build the sdist and the wheel (from that sdist, as `python -m build` does) offline, from a copy of the repo."""
     tmp = tmp_path_factory.mktemp("build")
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                           capture_output=True, check=True).stdout.decode().split("\0")
-    source = tmp / "source"
-    for name in filter(None, files):
-        if (ROOT / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            (source / name).write_bytes((ROOT / name).read_bytes())
+    source = copy_checkout(tmp / "source")
     run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp / "dist"), str(source)], cwd=tmp)
     wheel, = (tmp / "dist").glob("*.whl")
     sdist, = (tmp / "dist").glob("*.tar.gz")
