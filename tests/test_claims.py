@@ -143,9 +143,11 @@ def run_cell(notebook: str, cell_id: str, namespace: dict) -> None:
 
 
 def run_assertions(notebook: str, cell_id: str, namespace: dict) -> None:
-    """Run only the top-level `assert` statements of a cell that also does the work they check."""
+    """Run only the top-level `assert` statements (and `if` blocks of nothing else) of a cell that also does the
+    work they check."""
     tree = ast.parse("".join(by_id(notebook)[cell_id]["source"]))
-    asserts = [node for node in tree.body if isinstance(node, ast.Assert)]
+    asserts = [node for node in tree.body if isinstance(node, ast.Assert)
+               or (isinstance(node, ast.If) and all(isinstance(n, ast.Assert) for n in node.body + node.orelse))]
     assert asserts, f"{notebook}:{cell_id} has no top-level assertion"
     exec(compile(ast.Module(asserts, []), f"{notebook}:{cell_id}", "exec"), namespace)
 
@@ -369,7 +371,8 @@ def benchmark_results(**latency_s) -> dict:
     """Benchmark results as `benchmarks.pipelines` returns them (only what the assertion cell reads)."""
     latency = {"naive": 4.0, "prefetch": 2.6, "parallel_map": 1.1, "queue_1": 4.1, "queue_4": 1.6, **latency_s}
     variants = {name: {"median_s": s, "efficiency": 0.8 if name == "naive" else 1.0} for name, s in latency.items()}
-    copy = {"naive": {"median_s": 1.0}, "cache": {"median_s": 1.1}, "ceiling": {"median_s": 0.2}}
+    copy = {"naive": {"median_s": 1.0}, "cache": {"median_s": 1.1}, "autotune": {"median_s": 0.9},
+            "ceiling": {"median_s": 0.2}}
     return {"latency": {"variants": variants}, "cpu": {"variants": {}}, "copy": {"variants": copy},
             "map_cost": {"vectorized": 0.1, "scalar": 1.0}}
 
@@ -411,3 +414,197 @@ def test_the_shuffle_assertions_fail_when_more_buffer_does_not_shuffle_more():
                   {"queue": [0.2, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}):  # the pool size hardly matters
         with pytest.raises(AssertionError):
             run_cell(nb, "23aa4d16", {"quality": false})
+
+
+def test_the_map_cost_and_copy_assertions_fail_when_batching_first_or_memory_does_not_win():
+    nb = "10_queues_to_tf_data.ipynb"
+    vectorized_not_cheaper = benchmark_results()
+    vectorized_not_cheaper["map_cost"] = {"vectorized": 0.6, "scalar": 1.0}  # less than halves the cost
+    autotune_beats_memory = benchmark_results()
+    autotune_beats_memory["copy"]["variants"]["autotune"]["median_s"] = 0.19  # AUTOTUNE faster than the ceiling
+    naive_far_from_ideal = benchmark_results()
+    naive_far_from_ideal["latency"]["variants"]["naive"]["efficiency"] = 0.4
+    for false in (vectorized_not_cheaper, autotune_beats_memory, naive_far_from_ideal):
+        with pytest.raises(AssertionError):
+            run_cell(nb, "42e2fc80", {"results": false})
+
+
+# notebook 00: the device check
+def test_the_device_assertion_fails_for_a_product_on_another_device():
+    placed = SimpleNamespace(device="/job:localhost/replica:0/task:0/device:CPU:0")
+    run_assertions("00_start_here.ipynb", "32714be0", {"product": placed, "device": "/CPU:0"})
+    with pytest.raises(AssertionError):  # a GPU was named but the product ran on the CPU
+        run_assertions("00_start_here.ipynb", "32714be0", {"product": placed, "device": "/GPU:0"})
+
+
+# notebook 01: feeding
+NB01 = "01_feeding.ipynb"
+
+
+def test_the_training_assertions_fail_for_a_model_that_does_not_learn():
+    namespace = {"NUM_EPOCHS": 2, "BATCH_SIZE": 100, "train_x": [0] * 500}
+    run_cell(NB01, "19e36a18", {**namespace, "tf1_losses": [2.3] + [0.5] * 9, "tf1_accuracy": 0.88})
+    for losses, accuracy in (([2.3] + [1.0] * 9, 0.88),  # the loss fell by less than 3x
+                             ([2.3] + [0.5] * 9, 0.75),  # accuracy under 80%
+                             ([2.3] + [0.5] * 8, 0.88)):  # a batch was not fed
+        with pytest.raises(AssertionError):
+            run_cell(NB01, "19e36a18", {**namespace, "tf1_losses": losses, "tf1_accuracy": accuracy})
+
+
+def test_the_feed_assertions_fail_when_a_feed_reaches_the_matmul():
+    run_assertions(NB01, "4792b13f", {"fed_variables": 0.9, "tf1_accuracy": 0.9, "fetched_fed": np_zeros()})
+    with pytest.raises(AssertionError):  # the feed changed what the model computed
+        run_assertions(NB01, "4792b13f", {"fed_variables": 0.1, "tf1_accuracy": 0.9, "fetched_fed": np_zeros()})
+    with pytest.raises(AssertionError):  # the feed did not even replace the read
+        run_assertions(NB01, "4792b13f", {"fed_variables": 0.9, "tf1_accuracy": 0.9, "fetched_fed": np_zeros() + 1})
+
+
+def np_zeros():
+    import numpy as np
+
+    return np.zeros((784, 10), np.float32)
+
+
+def feed_costs(aligned: list[float], off: list[float], converted: list[float]) -> dict:
+    """The names the feed-cost cell reads: per size, the ms a run took for each kind of array."""
+    costs = [{"float32, 64-byte aligned": a, "float32, 4 bytes off": o, "float64 (converted)": c}
+             for a, o, c in zip(aligned, off, converted, strict=True)]
+    return {"costs": costs, "feed_bytes_per_run": [1e5, 4e6, 3.2e7]}
+
+
+def test_the_feed_cost_assertions_fail_when_an_aligned_array_is_copied_too():
+    holds = feed_costs([0.1, 0.1, 0.1], [0.15, 1.0, 8.0], [0.2, 2.0, 15.0])
+    run_cell(NB01, "df1e5259", holds)
+    false_runs = [feed_costs([0.1, 0.9, 7.5], [0.15, 1.0, 8.0], [0.2, 2.0, 15.0]),  # the aligned one is copied too
+                  feed_costs([0.1, 0.1, 0.1], [0.15, 1.0, 1.2], [0.2, 2.0, 15.0]),  # the copy does not grow
+                  feed_costs([0.1, 0.1, 0.1], [0.15, 1.0, 8.0], [0.2, 0.2, 0.5])]  # conversion costs nothing
+    for false in false_runs:
+        with pytest.raises(AssertionError):
+            run_cell(NB01, "df1e5259", false)
+
+
+def test_the_tf2_assertion_fails_for_a_loss_one_percent_off():
+    import numpy as np
+
+    losses = np.linspace(2.3, 0.4, 50)
+    weights = SimpleNamespace(numpy=lambda: np.ones((784, 10), np.float32))
+    namespace = {"np": np, "tf1_losses": losses, "tf1_weights": np.ones((784, 10), np.float32), "weights2": weights}
+    run_cell(NB01, "5c4f0be2", {**namespace, "tf2_losses": losses * (1 + 1e-6)})
+    with pytest.raises(AssertionError):
+        run_cell(NB01, "5c4f0be2", {**namespace, "tf2_losses": losses * 1.01})
+
+
+# notebook 02: a filename producer's epochs
+def test_the_epoch_order_assertion_fails_for_a_file_twice_in_one_epoch():
+    files = [f"/data/part-{i}.csv" for i in range(5)]
+    namespace = {"os": __import__("os"), "all_csv": files, "print": lambda *a: None}
+    names = [f"part-{i}.csv".encode() for i in (3, 0, 4, 1, 2, 2, 0, 1, 4, 3)]
+    run_cell("02_reading_files.ipynb", "064187cc", {**namespace, "names": names})
+    twice = [f"part-{i}.csv".encode() for i in (3, 0, 4, 1, 1, 2, 0, 2, 4, 3)]  # part-1 twice in epoch 1
+    with pytest.raises(AssertionError):
+        run_cell("02_reading_files.ipynb", "064187cc", {**namespace, "names": twice})
+
+
+# notebook 07b: the evaluator in another process
+NB07B = "07b_validate_in_another_process.ipynb"
+
+
+def evaluator_namespace(evaluated: list[int], examples: int = 1000) -> dict:
+    written = [40, 80, 120, 160, 200]
+    report = {"examples": examples, "labels_sha1": "abc", "accuracy": 0.9}
+    return {"written": written, "evaluated_steps": evaluated, "evaluations": {s: report for s in evaluated},
+            "valid_labels": [0] * 1000, "labels_digest": "abc", "evaluator_memory_mib": 300}
+
+
+def test_the_evaluator_assertions_fail_for_an_older_checkpoint_or_a_short_read():
+    run_assertions(NB07B, "bcde279d", evaluator_namespace([40, 120, 200]))
+    for false in (evaluator_namespace([40, 120, 80, 200]),  # an older checkpoint after a newer one
+                  evaluator_namespace([40, 80, 120, 160]),  # the last checkpoint never evaluated
+                  evaluator_namespace([40, 120, 200], examples=999)):  # an evaluation missed an example
+        with pytest.raises(AssertionError):
+            run_assertions(NB07B, "bcde279d", false)
+
+
+def test_the_accuracy_assertion_fails_when_accuracy_did_not_rise():
+    written = [40, 80, 120, 160, 200]
+
+    def namespace(accuracies: list[float]) -> dict:
+        return {"late": ["ckpt-200"], "kept": ["ckpt-40", "ckpt-200"], "written": written,
+                "from_files": dict(zip(written, accuracies, strict=True)), "evaluations": {}}
+
+    run_assertions(NB07B, "082100d7", namespace([0.80, 0.84, 0.86, 0.87, 0.88]))
+    with pytest.raises(AssertionError):
+        run_assertions(NB07B, "082100d7", namespace([0.86, 0.86, 0.87, 0.87, 0.87]))
+
+
+def test_the_timeout_assertions_fail_when_timeout_one_sleeps():
+    events = ["checkpoint", "timeout_fn", "timeout_fn"]
+    namespace = {"events_1": events, "events_2": events, "after_each_yield": True, "first_call_2": 0.01}
+    run_assertions(NB07B, "3ab25415", {**namespace, "wait_1": 0.01, "wait_2": 1.0})
+    for false in ({"wait_1": 1.0, "wait_2": 1.0},  # timeout=1 slept a second
+                  {"wait_1": 0.01, "wait_2": 0.01},  # timeout=2 did not sleep
+                  {"wait_1": 0.01, "wait_2": 1.0, "first_call_2": 1.0}):  # a wait before the first call on TF 2.20+
+        with pytest.raises(AssertionError):
+            run_assertions(NB07B, "3ab25415", {**namespace, **false})
+
+
+# notebook 08: the same fit, one dequeue per step
+NB08 = "08_one_batch_many_evaluations.ipynb"
+
+
+def test_the_same_fit_assertions_fail_for_a_fit_six_percent_off_at_one_step():
+    import numpy as np
+
+    from tutorial_lib.models import linesearch
+
+    history = list(np.geomspace(10.0, 0.01, 20))
+    fitted = np.asarray(linesearch.TRUE_PARAMS, float)
+    namespace = {"np": np, "linesearch": linesearch, "history": history, "fitted_x": fitted}
+    run_cell(NB08, "f26b6949", {**namespace, "fixed_history": [h * 1.04 for h in history], "fixed_x": fitted})
+    off_at_one_step = [h * (1.06 if i == 7 else 1.0) for i, h in enumerate(history)]
+    for false in ({"fixed_history": off_at_one_step, "fixed_x": fitted},
+                  {"fixed_history": history, "fixed_x": fitted + 1e-3}):  # the parameters differ
+        with pytest.raises(AssertionError):
+            run_cell(NB08, "f26b6949", {**namespace, **false})
+
+
+def test_the_cache_assertion_fails_for_a_dequeue_per_evaluation():
+    run_assertions(NB08, "dced84e8", {"fixed_dequeues": 20, "STEPS": 20, "fixed_evaluations": 41})
+    with pytest.raises(AssertionError):
+        run_assertions(NB08, "dced84e8", {"fixed_dequeues": 41, "STEPS": 20, "fixed_evaluations": 41})
+
+
+def test_the_eager_assertions_fail_when_an_evaluation_reads_the_next_batch():
+    import numpy as np
+
+    history = list(np.geomspace(10.0, 0.01, 4))
+    pulled = [1.0, 2.0, 3.0, 4.0]
+    namespace = {"np": np, "history": history, "eager_history": history, "pulled": pulled}
+    run_assertions(NB08, "6fe35314", {**namespace, "step_seen": [[p, p] for p in pulled]})
+    with pytest.raises(AssertionError):  # step 2's line search read step 3's batch
+        run_assertions(NB08, "6fe35314", {**namespace, "step_seen": [[1.0], [2.0, 3.0], [3.0], [4.0]]})
+
+
+# notebook 09: the producer and the carried state
+NB09 = "09_ptb_producer.ipynb"
+
+
+def test_the_producer_assertion_fails_when_it_stops_after_one_epoch():
+    run_assertions(NB09, "b89e56b2", {"seen": list(range(10)) + list(range(5))})
+    with pytest.raises(AssertionError):
+        run_assertions(NB09, "b89e56b2", {"seen": list(range(10)) + [9] * 5})
+
+
+def test_the_state_assertions_fail_when_carrying_the_state_does_not_help():
+    def history(carried: dict, zero: dict) -> dict:
+        return {"carried": [carried], "zero": [zero]}
+
+    namespace = {"unigram": 600.0}
+    run_cell(NB09, "a264985e", {**namespace, "history": history({"carried": 150, "zero": 170},
+                                                                {"carried": 160, "zero": 165})})
+    false_runs = [history({"carried": 162, "zero": 170}, {"carried": 160, "zero": 165}),  # under 3% lower
+                  history({"carried": 150, "zero": 149}, {"carried": 160, "zero": 165}),  # no context carried
+                  history({"carried": 150, "zero": 170}, {"carried": 160, "zero": 210})]  # not below unigram / 3
+    for false in false_runs:
+        with pytest.raises(AssertionError):
+            run_cell(NB09, "a264985e", {**namespace, **{"history": false}})
