@@ -109,15 +109,74 @@ def test_every_claim_keeps_its_backing(ledger):
     assert sorted(name for name in named if not callable(globals().get(name))) == [], "counterfactual tests missing"
 
 
+def course_position(notebook: str, cell_id: str) -> tuple[int, int]:
+    """Return where a cell stands in the course: (the notebook's place in the course map, the cell's place)."""
+    from tutorial_lib.classroom.course import COURSE
+
+    return list(COURSE).index(notebook.removesuffix(".ipynb")), [c["id"] for c in cells_of(notebook)].index(cell_id)
+
+
+def exercise_cells(notebook: str) -> dict[str, tuple[str, str]]:
+    """Return each exercise's statement cell id -> (its name, its solution's source): the cell before a solution."""
+    cells = cells_of(notebook)
+    found = {}
+    for statement, cell in zip(cells, cells[1:], strict=False):
+        if "solution" in cell.get("metadata", {}).get("tags", []):
+            name = re.search(r"\*\*(Exercise \d+)", "".join(statement["source"]))
+            assert name, f"{notebook}: the cell before solution {cell['id']} does not state an exercise"
+            found[statement["id"]] = (name.group(1), "".join(cell["source"]))
+    return found
+
+
+DTYPES = re.compile(r"^tf\.(u?int\d+|float\d+|string|bool)$")
+
+
+def exercise_problems(data: dict) -> list[str]:
+    """Return what is wrong with a ledger's exercises: one missing, an API its solution uses that no need lists, a
+    need shown only after the exercise (or in a solution), or a need's code gone from its cell."""
+    problems = []
+    listed = {e["cell"]: e for e in data.get("exercises", [])}
+    for cell_id, (name, solution) in exercise_cells(data["notebook"]).items():
+        if cell_id not in listed or listed[cell_id]["exercise"] != name:
+            problems.append(f"{name} ({cell_id}) is not in the ledger")
+            continue
+        shown = {need.get("api") for need in listed[cell_id]["needs"]}
+        problems += [f"{name} uses {api}, which no need lists" for api in sorted(solution_apis(solution) - shown)
+                     if not DTYPES.match(api)]
+    for exercise in data.get("exercises", []):
+        where = course_position(data["notebook"], exercise["cell"])
+        for need in exercise["needs"]:
+            notebook = need.get("notebook", data["notebook"])
+            cell = by_id(notebook).get(need["cell"])
+            if cell is None or course_position(notebook, need["cell"]) > where:
+                problems.append(f"{exercise['exercise']}: {need} is not shown before it")
+            elif "solution" in cell.get("metadata", {}).get("tags", []):
+                problems.append(f"{exercise['exercise']}: {need} is shown only in a solution")
+            elif squeezed(need["code"]) not in squeezed("".join(cell["source"])):
+                problems.append(f"{exercise['exercise']}: {need['cell']} no longer shows {need['code']!r}")
+    return problems
+
+
 @pytest.mark.parametrize("ledger", LEDGERS, ids=lambda p: p.stem)
 def test_every_exercise_needs_only_what_a_cell_before_it_showed(ledger):
-    data = json.loads(ledger.read_text())
-    order = [cell["id"] for cell in cells_of(data["notebook"])]
-    cells = by_id(data["notebook"])
-    for exercise in data.get("exercises", []):
-        for need in exercise["needs"]:
-            assert order.index(need["cell"]) < order.index(exercise["cell"]), need
-            assert squeezed(need["code"]) in squeezed("".join(cells[need["cell"]]["source"])), need
+    """Every exercise is in the ledger; each TensorFlow or course API its solution uses is one of its needs; and each
+    need is shown in a cell of this notebook or an earlier one, before the exercise or in its statement."""
+    assert exercise_problems(json.loads(ledger.read_text())) == []
+
+
+def test_an_unlisted_api_or_a_need_shown_too_late_is_caught():
+    assert solution_apis("ds = tf.data.TextLineDataset(f).map(parse).prefetch(2)\nsess.run(x)\nnp.mean(y)") == {
+        "tf.data.TextLineDataset", ".map", ".prefetch", ".run"}
+    data = json.loads((ROOT / "notebooks" / "claims" / "05_live_dashboard.json").read_text())
+    assert exercise_problems(data) == []
+    exercise = next(e for e in data["exercises"] if e["exercise"] == "Exercise 2")
+    exercise["needs"] = [n for n in exercise["needs"] if n["api"] != ".cache"]
+    assert exercise_problems(data) == ["Exercise 2 uses .cache, which no need lists"]
+    later = cells_of(data["notebook"])[-1]["id"]
+    exercise["needs"].append({"api": ".cache", "cell": later, "code": ""})
+    assert any("is not shown before it" in p for p in exercise_problems(data))
+    data["exercises"].remove(exercise)
+    assert any("Exercise 2 (" in p and "not in the ledger" in p for p in exercise_problems(data))
 
 
 def test_a_backing_that_is_gone_is_named():
@@ -608,3 +667,40 @@ def test_the_state_assertions_fail_when_carrying_the_state_does_not_help():
     for false in false_runs:
         with pytest.raises(AssertionError):
             run_cell(NB09, "a264985e", {**namespace, **{"history": false}})
+
+
+# --- exercises: what each needs, shown before it -------------------------------------------------------------
+MODULES = {"tf", "v1", "tf1", "keras", "datasets", "pipelines", "monitor", "models", "workload", "linesearch", "ptb",
+           "service", "api", "plots"}  # names a solution reaches the course's and TensorFlow's APIs through
+METHODS = {"batch", "map", "shuffle", "repeat", "prefetch", "interleave", "padded_batch", "filter", "cache", "take",
+           "skip", "unbatch", "flat_map", "zip", "window", "enumerate", "apply", "with_options", "distribute",
+           "run", "enqueue", "enqueue_many", "dequeue", "dequeue_many", "dequeue_up_to", "close", "size",
+           "request_stop", "should_stop", "join", "save", "restore", "assign", "read_value", "numpy",
+           "make_initializable_iterator", "make_one_shot_iterator", "get_next", "initializer", "as_numpy_iterator",
+           "latest_checkpoint", "partial_run", "partial_run_setup"}  # TensorFlow methods called on an object
+
+
+def dotted(node: ast.AST) -> str | None:
+    """Return `a.b.c` for an attribute chain rooted at a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+def solution_apis(source: str) -> set[str]:
+    """Return the TensorFlow and course APIs a solution calls or names: `tf.io.decode_raw`, or `.batch` for a
+    method called on an object."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute):
+            chain = dotted(node)
+            if chain and chain.split(".")[0] in MODULES:
+                found.add(chain.replace("tf.compat.v1.", "v1."))
+            elif node.attr in METHODS and (chain is None or chain.split(".")[0] not in MODULES):
+                found.add("." + node.attr)
+    # keep only the longest chains: tf.io.decode_raw covers tf.io and tf
+    return {a for a in found if not any(b != a and b.startswith(a + ".") for b in found)}
