@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LEDGERS = sorted((ROOT / "notebooks" / "claims").glob("*.json"))
+LEDGERS = sorted((ROOT / "notebooks" / "claims").glob("[0-9][0-9]*_*.json"))
 KINDS = {"assert", "prints", "source", "test"}
 
 
@@ -704,3 +704,102 @@ def solution_apis(source: str) -> set[str]:
                 found.add("." + node.attr)
     # keep only the longest chains: tf.io.decode_raw covers tf.io and tf
     return {a for a in found if not any(b != a and b.startswith(a + ".") for b in found)}
+
+
+# --- numbers in prose: a property of the code, generated from a run, or a dated measurement --------------------
+MEASURED = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s?(ms|µs|s|seconds?|minutes?|min|%|MB|MiB|GB|GiB|KB|KiB|×|x|times)"
+                      r"(?![\w])")
+GENERATED = re.compile(r"<!-- ([a-z-]+):start.*?<!-- \1:end -->", re.S)
+DATED = re.compile(r"20\d\d-\d\d-\d\d")
+GUIDES = ["README.md", "notebooks/INSTRUCTORS.md", "docs/install.md", "docs/migrate.md", "docs/accessibility.md"]
+NUMBERS = ROOT / "notebooks" / "claims" / "numbers.json"
+
+
+def measured_numbers(text: str) -> list[str]:
+    """Return the numbers with a unit of time, size, share or ratio in a text (`400 ms`, `2.5 GB`, `4×`)."""
+    return [f"{m.group(1)} {m.group(2)}" for m in MEASURED.finditer(text)]
+
+
+def prose_numbers(path: Path) -> list[tuple[str, str]]:
+    """Return (number, where) for each number with a unit in a page's or notebook's prose that needs a backing.
+
+    In a notebook: markdown outside the generated navigation and time lines, unless the number is in the
+    notebook's code (a property of the code). In a guide: outside generated passages and code blocks, and outside
+    paragraphs that give the date of the measurement they report (a table: the paragraph before it; a section:
+    its heading)."""
+    found = []
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text())["cells"]
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        for cell in cells:
+            text = "".join(cell["source"])
+            if cell["cell_type"] != "markdown" or text.startswith("<small>"):
+                continue
+            text = re.sub(r"\*\*Time:\*\*.*", "", text)
+            found += [(n, cell["id"]) for n in measured_numbers(text)
+                      if not re.search(r"(?<![\w.])" + re.escape(n.split()[0]) + r"(?!\d)", code)]
+        return found
+    text = re.sub(r"```.*?```", "", GENERATED.sub("", path.read_text()), flags=re.S)
+    for section in re.split(r"\n(?=#)", text):
+        heading, _, body = section.partition("\n")
+        if not re.match(r"# \S+ — \d+ minutes$", heading):  # a notebook page's title: its study time, generated
+            body = section
+        dated = False
+        for paragraph in re.split(r"\n\s*\n", body):
+            table = paragraph.lstrip().startswith("|")
+            dated = (DATED.search(paragraph) is not None or DATED.search(heading) is not None
+                     or (table and dated))  # a table: the date said before it
+            if not dated:
+                found += [(n, heading.lstrip("# ")[:60]) for n in measured_numbers(paragraph)]
+    return found
+
+
+def number_problems(root: Path = ROOT) -> list[str]:
+    """Return each number in prose that is neither in its notebook's code, nor in a generated passage, nor in a dated
+    section, nor listed in notebooks/claims/numbers.json with the code it is a property of; and each listed entry
+    whose backing is gone."""
+    listed = json.loads((root / "notebooks" / "claims" / "numbers.json").read_text())["fixed"]
+    problems = []
+    for entry in listed:
+        if "backing" not in entry:  # a fact about something outside the course, said why
+            if not entry.get("why"):
+                problems.append(f"{entry['file']}: {entry['number']} has neither a backing nor a why")
+            continue
+        backing = root / entry["backing"]["file"]
+        if not backing.is_file() or squeezed(entry["backing"]["code"]) not in squeezed(backing.read_text()):
+            problems.append(f"{entry['file']}: {entry['number']} -- {entry['backing']['file']} no longer says "
+                            f"{entry['backing']['code']!r}")
+    allowed = Counter((e["file"], e["number"]) for e in listed)
+    pages = [*sorted((root / "notebooks").glob("[0-9][0-9]*_*.ipynb")), *[root / g for g in GUIDES],
+             *sorted((root / "docs" / "instructors").glob("*.md"))]
+    needed = set()
+    for page in pages:
+        name = page.relative_to(root).as_posix()
+        for number, where in prose_numbers(page):
+            needed.add((name, number))
+            if allowed[(name, number)] == 0:
+                problems.append(f"{name} ({where}): {number} is not in the code, generated or dated")
+    problems += [f"{file}: {number} is listed but no longer needs a backing" for file, number in allowed
+                 if (file, number) not in needed]
+    return problems
+
+
+def test_every_number_in_prose_is_a_property_of_the_code_generated_or_dated():
+    assert number_problems() == []
+
+
+def test_an_undated_measurement_in_a_guide_is_caught(tmp_path):
+    import shutil
+
+    for part in ("notebooks", "docs", "tutorial_lib", "tests"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("*.ipynb", "scratch"))
+    for notebook in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"):
+        shutil.copy(notebook, tmp_path / "notebooks")
+    shutil.copy(ROOT / "README.md", tmp_path)
+    assert number_problems(tmp_path) == []
+    page = tmp_path / "docs" / "instructors" / "11_scaling_out.md"
+    page.write_text(page.read_text() + "\n## Timing\n\nThe drill took 41.5 s on the test machine.\n")
+    assert number_problems(tmp_path) == ["docs/instructors/11_scaling_out.md (Timing): 41.5 s is not in the code, "
+                                         "generated or dated"]
+    page.write_text(page.read_text().replace("41.5 s on the test machine", "41.5 s on 2026-11-28"))
+    assert number_problems(tmp_path) == []

@@ -641,7 +641,8 @@ def table(results: dict[str, Any]) -> str:
     lines.append("\ncpu workload, the input pipeline alone (no step, no prefetch), µs per element: "
                  + ", ".join(f"{name} {value:.1f}" for name, value in cost.items()))
     cores = f"{results['cpu_count']} CPU cores in this run; " if results.get("cpu_count") else ""
-    lines.append(f"\nself-check ({cores}required: must show; info: reported, with why it may not show):")
+    lines.append(f"\nself-check ({cores}required: `make bench` exits with an error unless it shows; info: reported, "
+                 "with why it may not show):")
     for item in results["self_check"]:
         kind = "required" if item["required"] else "info"
         verdict = "ok" if item["holds"] else "FAILS" if item["required"] else "does not show"

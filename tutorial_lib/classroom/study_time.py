@@ -80,10 +80,14 @@ class StudyTime:
         return self.exercises * EXERCISE_MINUTES + self.solution_lines * EXERCISE_MINUTES_PER_LINE
 
     @property
+    def total_minutes(self) -> float:
+        """Reading, running and exercises, each to a tenth of a minute as the Overview prints them, added up."""
+        return round(round(self.reading_minutes, 1) + RUN_MINUTES + round(self.exercise_minutes, 1), 1)
+
+    @property
     def minutes(self) -> int:
         """The whole notebook, rounded up to ROUND_TO minutes."""
-        total = self.reading_minutes + RUN_MINUTES + self.exercise_minutes
-        return ROUND_TO * math.ceil(total / ROUND_TO)
+        return ROUND_TO * math.ceil(self.total_minutes / ROUND_TO)
 
 
 def _lines(text: str) -> int:
@@ -110,10 +114,9 @@ def study_time(path: Path) -> StudyTime:
 
 def time_line(estimate: StudyTime) -> str:
     """The Overview's line: the total and how it splits."""
-    total = estimate.reading_minutes + RUN_MINUTES + estimate.exercise_minutes
     return (f"**Time:** about {estimate.minutes} minutes: reading {estimate.reading_minutes:.1f}, "
             f"the {estimate.exercises} exercises {estimate.exercise_minutes:.1f}, running "
-            f"{RUN_MINUTES:g}, together {total:.1f}, rounded up to a multiple of {ROUND_TO} (how this is estimated: "
+            f"{RUN_MINUTES:g}, together {estimate.total_minutes:.1f}, rounded up to a multiple of {ROUND_TO} (how this is estimated: "
             "`notebooks/INSTRUCTORS.md`).")
 
 

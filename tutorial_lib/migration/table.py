@@ -160,8 +160,9 @@ def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
                      "keeps that; without it tf.data returns the remainder")
     threads = args.get("num_threads")
     if threads is not None and threads != "1":
-        found.append(f"`num_threads={threads}` ran that many copies of the enqueue op, in no fixed order; "
-                     f"`num_parallel_calls={threads}` keeps the order unless `deterministic=False`")
+        found.append(f"`num_threads={threads}` ran the enqueue op in that many threads, in no fixed order; "
+                     f"`num_parallel_calls={threads}` keeps the order unless `deterministic=False` "
+                     "(or `tf.data.Options().deterministic = False`)")
     return found
 
 
