@@ -237,11 +237,11 @@ def test_the_shared_job_assertion_fails_for_two_jobs():
 
 
 def drill(after_kill: int, mode: str, repeats: int = 0, finished_s: float = 12.0) -> dict:
-    """A fault drill as `fault_drill` returns it: 40 elements before the kill at 4 s, `after_kill` of them between
-    the kill and the replacement listening at 9 s, the rest after it; `repeats` values received twice."""
+    """A fault drill as `fault_drill` returns it: 40 elements before the kill at 4 s, `after_kill` of them spread
+    between the kill and the replacement listening at 9 s, the rest after it; `repeats` values received twice."""
     total = 200 if mode == "dynamic" else 410
     values = [i % 200 for i in range(total - repeats)] + list(range(repeats))
-    times = ([0.1 * i for i in range(40)] + [4.0 + 0.01 * (i + 1) for i in range(after_kill)]
+    times = ([0.1 * i for i in range(40)] + [4.0 + 5.0 * (i + 1) / (after_kill + 1) for i in range(after_kill)]
              + [9.0 + 0.01 * (i + 1) for i in range(total - 40 - after_kill)])
     return {"seen": values, "times": times, "killed_s": 4.0, "restart_launched_s": 5.0, "restarted_s": 9.0,
             "finished": True, "finished_s": finished_s}
@@ -259,6 +259,8 @@ def test_the_drill_assertions_fail_when_nothing_arrives_after_the_kill():
     run_cell(NB11, "6a9c61e7", drill_namespace())  # the claims hold: passes
     false_runs = {
         "nothing arrived between the kill and the replacement": {"dynamic": {"after_kill": 0}},
+        "only what the client held arrived after the kill": {"dynamic": {"after_kill": 3}},
+        "the replacement did not produce the whole dataset again": {"parallel_epochs": {"after_kill": 300}},
         "the client finished before the replacement listened": {"parallel_epochs": {"finished_s": 8.0}},
         "dynamic sharding delivered an element twice": {"dynamic": {"repeats": 1}},
     }
@@ -467,10 +469,11 @@ def test_the_pass_assertions_fail_for_a_short_or_reordered_pass():
 # notebook 03b: shuffle quality against the buffer
 def test_the_shuffle_assertions_fail_when_more_buffer_does_not_shuffle_more():
     nb = "03b_batching_and_shuffling.ipynb"
-    holds = {"queue": [0.01, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}
+    holds = {"queue": [0.01, 0.02, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}
     run_cell(nb, "23aa4d16", {"quality": holds})
-    for false in ({"queue": [0.01, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.3, 0.3]},  # a bigger buffer, no more
-                  {"queue": [0.2, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}):  # the pool size hardly matters
+    for false in ({"queue": [0.01, 0.02, 0.2, 0.3], "dataset": [0.0, 0.005, 0.3, 0.3]},  # a bigger buffer, no more
+                  {"queue": [0.2, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]},  # the pool size hardly matters
+                  {"queue": [0.01, 0.08, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}):  # a pool of 10 shuffles
         with pytest.raises(AssertionError):
             run_cell(nb, "23aa4d16", {"quality": false})
 
@@ -547,7 +550,9 @@ def test_the_tf2_assertion_fails_for_a_loss_one_percent_off():
 
     losses = np.linspace(2.3, 0.4, 50)
     weights = SimpleNamespace(numpy=lambda: np.ones((784, 10), np.float32))
-    namespace = {"np": np, "tf1_losses": losses, "tf1_weights": np.ones((784, 10), np.float32), "weights2": weights}
+    bias = SimpleNamespace(numpy=lambda: np.zeros(10, np.float32))
+    namespace = {"np": np, "tf1_losses": losses, "tf1_weights": np.ones((784, 10), np.float32), "weights2": weights,
+                 "tf1_bias": np.zeros(10, np.float32), "bias2": bias}
     run_cell(NB01, "5c4f0be2", {**namespace, "tf2_losses": losses * (1 + 1e-6)})
     with pytest.raises(AssertionError):
         run_cell(NB01, "5c4f0be2", {**namespace, "tf2_losses": losses * 1.01})

@@ -18,6 +18,7 @@ def measure(steps: int = 100, repeats: int = 11, rate_hz: float = 10.0, hidden_u
     (plain, monitored, plain, ...) after a warm-up:
     * `throughput_ratio`: median plain time / median monitored time (1.0 = free; noisy on a busy machine,
       because reader threads and training share the cores);
+    * `plain_range_s`, `monitored_range_s`: the fastest and slowest run of each, to read the ratio against;
     * `sampling_share`: the CPU time of the sampler thread itself (sampling only) divided by the monitored
       runs' wall time -- the CPU it takes away, measured directly. The widget updates run in the training
       loop's thread (at most 5 a second), so their cost shows in `throughput_ratio`.
@@ -70,4 +71,6 @@ def measure(steps: int = 100, repeats: int = 11, rate_hz: float = 10.0, hidden_u
             "view_updates_per_s": sum(max(0, v.updates - 1) for v in views) / sum(wall for wall, _ in spent),
             "sampling_share": sum(sampler for _, sampler in spent) / sum(wall for wall, _ in spent),
             "throughput_ratio": middle["plain"] / middle["monitored"], "rate_hz": rate_hz, "steps": steps,
-            "shortest_run_s": min(wall for wall, _ in spent)}
+            "shortest_run_s": min(wall for wall, _ in spent),
+            "plain_range_s": (min(times["plain"]), max(times["plain"])),
+            "monitored_range_s": (min(times["monitored"]), max(times["monitored"]))}

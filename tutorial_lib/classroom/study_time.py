@@ -116,8 +116,8 @@ def time_line(estimate: StudyTime) -> str:
     """The Overview's line: the total and how it splits."""
     return (f"**Time:** about {estimate.minutes} minutes: reading {estimate.reading_minutes:.1f}, "
             f"the {estimate.exercises} exercises {estimate.exercise_minutes:.1f}, running "
-            f"{RUN_MINUTES:g}, together {estimate.total_minutes:.1f}, rounded up to a multiple of {ROUND_TO} (how this is estimated: "
-            "`notebooks/INSTRUCTORS.md`).")
+            f"{RUN_MINUTES:g}, together {estimate.total_minutes:.1f}, rounded up to a multiple of {ROUND_TO} "
+            "(how this is estimated: `notebooks/INSTRUCTORS.md`).")
 
 
 def instructors_table(paths: list[Path]) -> str:
