@@ -258,7 +258,7 @@ def show_feed_cost(bytes_per_feed: Sequence[int], ms_per_run: dict[str, Sequence
     for k, (name, values) in enumerate(ms_per_run.items()):
         ax.plot(megabytes, values, marker=MARKERS[k % len(MARKERS)], ls=LINE_STYLES[k % len(LINE_STYLES)],
                 color=SERIES[k % len(SERIES)], label=name)
-    ax.set(xscale="log", yscale="log", xlabel="MB fed per run", ylabel="ms per run (median)",
+    ax.set(xscale="log", yscale="log", xlabel="float32 MB delivered per run", ylabel="ms per run (median)",
            title="What a feed costs: a copy, or nothing")
     ax.legend(fontsize="small")
     growth = {name: values[-1] / values[0] for name, values in ms_per_run.items()}
@@ -274,7 +274,8 @@ def show_feed_cost(bytes_per_feed: Sequence[int], ms_per_run: dict[str, Sequence
     return described(fig, f"What a feed costs, a copy or nothing: over {more} times the bytes, {_names(flat)} "
                           f"{'stays' if len(flat) == 1 else 'stay'} flat and {_names(grow)} "
                           f"{'grows' if len(grow) == 1 else 'grow'} with the bytes",
-                     f"The median ms per run against the MB fed per run, log-log, {len(megabytes)} sizes from "
+                     f"The median ms per run against the float32 MB delivered per run (an array converted from "
+                     f"float64 is twice as many bytes before the conversion), log-log, {len(megabytes)} sizes from "
                      f"{number(megabytes[0])} to {number(megabytes[-1])} MB. {verdict} {lines}.")
 
 
