@@ -268,6 +268,12 @@ def test_the_drill_assertions_fail_when_nothing_arrives_after_the_kill():
         with pytest.raises(AssertionError):
             run_cell(NB11, "6a9c61e7", drill_namespace(**changes))
             pytest.fail(why)
+    resumed = drill_namespace()  # the replacement resumed where its predecessor was: values 0-9 never again
+    run = resumed["drills"]["parallel_epochs"]
+    run["seen"] = [v if t <= run["restarted_s"] or v >= 10 else v + 10 for v, t in zip(run["seen"], run["times"],
+                                                                                  strict=True)]
+    with pytest.raises(AssertionError):
+        run_cell(NB11, "6a9c61e7", resumed)
 
 
 def test_the_idle_drill_assertions_fail_for_a_client_stopped_by_the_overall_limit():
@@ -440,10 +446,13 @@ def benchmark_results(**latency_s) -> dict:
 
 def test_the_benchmark_assertions_fail_when_prefetch_or_threads_do_not_help():
     nb = "10_queues_to_tf_data.ipynb"
-    run_cell(nb, "42e2fc80", {"results": benchmark_results()})
+    two_cores = {"os": SimpleNamespace(sched_getaffinity=lambda pid: {0, 1})}
+    run_cell(nb, "42e2fc80", {"results": benchmark_results(), **two_cores})
     for false in ({"prefetch": 4.2}, {"parallel_map": 2.7}, {"queue_4": 4.3}):
         with pytest.raises(AssertionError):
-            run_cell(nb, "42e2fc80", {"results": benchmark_results(**false)})
+            run_cell(nb, "42e2fc80", {"results": benchmark_results(**false), **two_cores})
+    one_core = {"os": SimpleNamespace(sched_getaffinity=lambda pid: {0}), "print": lambda *a: None}
+    run_cell(nb, "42e2fc80", {"results": benchmark_results(queue_4=4.3), **one_core})  # not asserted on one core
 
 
 # notebook 07a: complete, identical validation passes
@@ -469,11 +478,12 @@ def test_the_pass_assertions_fail_for_a_short_or_reordered_pass():
 # notebook 03b: shuffle quality against the buffer
 def test_the_shuffle_assertions_fail_when_more_buffer_does_not_shuffle_more():
     nb = "03b_batching_and_shuffling.ipynb"
-    holds = {"queue": [0.01, 0.02, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}
+    holds = {"queue": [0.01, 0.02, 0.2, 0.33], "dataset": [0.0, 0.005, 0.1, 0.33]}
     run_cell(nb, "23aa4d16", {"quality": holds})
-    for false in ({"queue": [0.01, 0.02, 0.2, 0.3], "dataset": [0.0, 0.005, 0.3, 0.3]},  # a bigger buffer, no more
-                  {"queue": [0.2, 0.05, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]},  # the pool size hardly matters
-                  {"queue": [0.01, 0.08, 0.2, 0.3], "dataset": [0.0, 0.005, 0.1, 0.3]}):  # a pool of 10 shuffles
+    for false in ({"queue": [0.01, 0.02, 0.2, 0.33], "dataset": [0.0, 0.005, 0.33, 0.33]},  # a bigger buffer, no more
+                  {"queue": [0.2, 0.02, 0.2, 0.33], "dataset": [0.0, 0.005, 0.1, 0.33]},  # the pool size hardly matters
+                  {"queue": [0.01, 0.08, 0.2, 0.33], "dataset": [0.0, 0.005, 0.1, 0.33]},  # a pool of 10 shuffles
+                  {"queue": [0.01, 0.02, 0.2, 0.26], "dataset": [0.0, 0.005, 0.1, 0.26]}):  # the full pool falls short
         with pytest.raises(AssertionError):
             run_cell(nb, "23aa4d16", {"quality": false})
 
@@ -488,7 +498,7 @@ def test_the_map_cost_and_copy_assertions_fail_when_batching_first_or_memory_doe
     naive_far_from_ideal["latency"]["variants"]["naive"]["efficiency"] = 0.4
     for false in (vectorized_not_cheaper, autotune_beats_memory, naive_far_from_ideal):
         with pytest.raises(AssertionError):
-            run_cell(nb, "42e2fc80", {"results": false})
+            run_cell(nb, "42e2fc80", {"results": false, "os": SimpleNamespace(sched_getaffinity=lambda pid: {0, 1})})
 
 
 # notebook 00: the device check
