@@ -162,7 +162,8 @@ def _batch_pitfalls(args: Args, shuffle: bool = False) -> list[str]:
     if threads is not None and threads != "1":
         found.append(f"`num_threads={threads}` ran the enqueue op in that many threads, in no fixed order; "
                      f"`num_parallel_calls={threads}` keeps the order unless `deterministic=False` "
-                     "(or `tf.data.Options().deterministic = False`)")
+                     "(or an `Options` with `deterministic = False` applied by `with_options`, for stages that "
+                     "leave `deterministic` unset)")
     return found
 
 
