@@ -5,7 +5,7 @@
 * `server` -- one server as a program (`python -m tutorial_lib.pipelines.service.server`);
 * `drill_client` -- a drill's reading client as a program.
 
-The servers have no authentication, and TensorFlow binds them to every network interface (it has no option to
+The servers have no authentication, and TensorFlow binds them to every IPv4 interface, 0.0.0.0 (it has no option to
 choose one; clients reach them at 127.0.0.1 here): use them on a trusted network only.
 """
 
