@@ -550,7 +550,8 @@ def self_check(results: dict[str, Any]) -> list[Check]:
     share = cpu["ceiling"]["median_s"] / cpu[best]["median_s"]
     check("cpu: best tf.data variant >= 0.9 of the ceiling", share >= 0.9, f"{best}: {share:.2f}", False,
           "the ceiling has no input work at all; a tf.data variant runs its input threads beside the step on "
-          f"{cores}, so reaching the ceiling may need a core to spare")
+          f"{cores}, so reaching the ceiling may need a core to spare; and each run's start-up (its iterator and "
+          "threads, a first batch that nothing overlaps) is inside its clock, which in a short run weighs too")
     close = cpu["parallel_map"]["median_s"] / cpu["autotune"]["median_s"]
     check("cpu: AUTOTUNE within 1.25x of the hand-tuned parallel map", close >= 1 / 1.25,
           f"autotune runs at {close:.2f}x the hand-tuned speed", False,
