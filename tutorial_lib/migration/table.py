@@ -80,8 +80,8 @@ def _tuple(expr: str) -> str:
     return f"({expr[1:-1]})" if expr.startswith("[") and expr.endswith("]") else expr
 
 
-SEED_PITFALL = ("the same `seed` does not give TF1's order: the shuffle op differs and so does the graph-level seed "
-                "it is paired with (notebook 10, Range producer)")
+SEED_PITFALL = ("the same `seed` does not give TF1's order: `Dataset.shuffle` is another op than TF1's shuffle (and "
+                "the graph-level seed paired with it can differ too) (notebook 10, Range producer)")
 
 
 def _producer_pitfalls(args: Args) -> list[str]:
