@@ -423,6 +423,16 @@ def test_the_epoch_assertion_fails_for_a_repeated_or_missing_example():
             run_assertions("03a_queues_and_threads.ipynb", "5f74a6ae", {"keys": false, "expected_keys": expected})
 
 
+# notebook 03a: the shuffle queue keeps min_after_dequeue back while open
+def test_the_shuffle_queue_assertion_fails_when_a_sixth_dequeue_does_not_wait():
+    drained = {"graph_shuffled": [7, 3, 6, 2, 1], "graph_rest": [0, 4, 5]}
+    run_assertions("03a_queues_and_threads.ipynb", "906b9fe5", {"sixth_waited": True, **drained})
+    for false in ({"sixth_waited": False, **drained},  # the open queue let its last min_after_dequeue go
+                  {"sixth_waited": True, "graph_shuffled": [7, 3, 6, 2, 1], "graph_rest": [0, 4, 4]}):  # one lost
+        with pytest.raises(AssertionError):
+            run_assertions("03a_queues_and_threads.ipynb", "906b9fe5", false)
+
+
 # notebook 05: the queue's fill says which side waits
 def test_the_run_assertions_fail_for_a_queue_that_says_the_opposite():
     import numpy as np
