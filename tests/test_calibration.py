@@ -25,6 +25,7 @@ def fake_device(per_example_ms: float, step_ms_at_1024: float, cores: int, sleep
 
 @pytest.mark.parametrize("name, per_example_ms, step_ms_at_1024, cores", [
     ("2-core laptop", 0.06, 12.0, 2),
+    ("one core", 0.25, 25.0, 1),  # measured on one core: the readers refill each batch on the step's core
     ("16-core workstation", 0.03, 3.0, 16),
     ("GPU", 0.05, 0.4, 8),  # the biggest candidate (16384 units) steps in about 100 ms
 ])
@@ -38,7 +39,8 @@ def test_each_run_is_what_it_says_on_every_device(name, per_example_ms, step_ms_
         if scenario == "input-bound":
             assert true_batch >= cal.MARGIN * true_step, (name, knobs)
         elif scenario == "compute-bound":
-            assert true_step >= cal.MARGIN * true_batch and knobs["producer_cost_ms"] == 0, (name, knobs)
+            margin = cal.MARGIN if cores > 1 else cal.ONE_CORE_MARGIN
+            assert true_step >= margin * true_batch and knobs["producer_cost_ms"] == 0, (name, knobs)
         else:
             assert cal.BALANCE_BAND[0] <= true_batch / true_step <= cal.BALANCE_BAND[1], (name, knobs)
     assert cal.BALANCE_BAND[0] <= result.balanced_ratio <= cal.BALANCE_BAND[1]
