@@ -42,9 +42,10 @@ BATCH_SIZE, CAPACITY = 64, 256
 # a 91-95 ms one in 2 of 3, so `calibrate` then moves on to the next bigger model.
 MIN_STEP_MS = 80.0
 # On one core the readers refill each dequeued batch on the step's own core, and part of that work lands inside
-# the dequeue's run: measured 2026-11-28 on one core, 5.8-6.4 ms of waiting per step for a 15.7 ms batch of reads
-# beside a 105-110 ms step (4.5-6.6% waiting, over the 5% line in 2 of 3 runs). There the compute-bound step must
-# be ONE_CORE_MARGIN x the readers' batch, which keeps that share near 3%.
+# the dequeue's run: measured 2026-11-28 on one core with 2 reader threads, a 15.7 ms batch of reads beside a
+# 101-110 ms step waited 4.5-6.6% in 4 runs (3 over the 5% line; 5.8-6.4 ms a step in the 2 runs timed per step).
+# There the compute-bound step must be ONE_CORE_MARGIN x the readers' batch: in 2 one-core runs of notebook 05 it
+# then picked a 244-251 ms step, which waited 2.5%.
 ONE_CORE_MARGIN = 12.0
 
 
