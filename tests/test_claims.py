@@ -283,6 +283,12 @@ def test_the_drill_assertions_fail_when_nothing_arrives_after_the_kill():
                                                                                   strict=True)]
     with pytest.raises(AssertionError):
         run_cell(NB11, "6a9c61e7", resumed)
+    short = drill_namespace()  # the survivor's copy stopped short: 11 fewer between the kill and the replacement
+    run = short["drills"]["parallel_epochs"]
+    run["seen"], run["times"] = run["seen"][:40] + run["seen"][51:], run["times"][:40] + run["times"][51:]
+    assert len(run["seen"]) == 399 and set(run["seen"]) == set(range(200))
+    with pytest.raises(AssertionError):
+        run_cell(NB11, "6a9c61e7", short)
 
 
 def test_the_idle_drill_assertions_fail_for_a_client_stopped_by_the_overall_limit():
