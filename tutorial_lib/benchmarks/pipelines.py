@@ -490,6 +490,9 @@ TEN_RUNS = {"prefetch_over_naive": (1.45, 1.49), "vectorized_speedup": (5.49, 6.
 # 1.30x in the run that failed the old 1.3 bound) while no overlap at all (naive / prefetch's ideal) measured
 # 1.64-1.81x: no bound between the two keeps a margin on both sides, so it is reported, not required.
 PREFETCH_OVER_IDEAL_MAX = 1.3
+# Informational: a parallel map on the cpu workload's input alone, against the sequential map. With 2 parallel calls
+# the gain is at most 2x; under 10% a few timed rounds cannot tell it from noise, so it is not called a gain.
+PIPELINE_ALONE_MIN = 1.1
 
 
 @dataclass(frozen=True)
@@ -526,9 +529,12 @@ def self_check(results: dict[str, Any]) -> list[Check]:
     check(f"latency: prefetch within {PREFETCH_OVER_IDEAL_MAX}x of its analytic ideal",
           prefetch <= PREFETCH_OVER_IDEAL_MAX,
           f"{prefetch:.2f}x the ideal (naive: {lat['naive']['median_s'] / lat['naive']['ideal_s']:.2f}x its own)",
-          False, "an absolute yardstick: every variant of the latency workload runs above its ideal, by an amount "
-          f"that differs per variant and that another process on {cores} inflates (its causes are not measured "
-          "here); the required check compares prefetch with naive in the same run instead")
+          False, "an absolute yardstick: every variant of the latency workload runs above its ideal, the ceiling "
+          f"too ({lat['ceiling']['median_s'] / lat['ceiling']['ideal_s']:.2f}x its own), which has no input at all: "
+          "its steps alone (a sleep inside a `py_function`, called from Python) take longer than they sleep, so part "
+          "of every gap is that per-call cost, not the pipeline; the rest differs per variant, and another process "
+          f"on {cores} can add to it (not separated here); the required check compares prefetch with naive in the "
+          "same run instead")
     speed = results["map_cost"]["scalar"] / results["map_cost"]["vectorized"]
     check(f"cpu: vectorized map >= {VECTORIZED_SPEEDUP_MIN:g}x faster than scalar map per element",
           speed >= VECTORIZED_SPEEDUP_MIN, f"{speed:.1f}x", True,
@@ -541,9 +547,11 @@ def self_check(results: dict[str, Any]) -> list[Check]:
               "four sleeping reads at a time should halve the time; a smaller gain means the pipeline's threads "
               "could not run (busy cores) or its thread pool has fewer threads than readers")
         ratio = results["map_cost"]["scalar"] / results["map_cost"][variant]
-        check(f"cpu, pipeline alone: {variant} faster than sequential map", ratio > 1, f"{ratio:.2f}x", False,
+        check(f"cpu, pipeline alone: {variant} >= {PIPELINE_ALONE_MIN}x faster than sequential map",
+              ratio >= PIPELINE_ALONE_MIN, f"{ratio:.2f}x", False,
               "the cpu workload's map is cheap per element, and tf.data's per-element bookkeeping, which is "
-              f"sequential, can cost more than the parallel map saves on {cores}")
+              f"sequential, can cost more than the parallel map saves on {cores}; under {PIPELINE_ALONE_MIN}x a few "
+              "timed rounds do not tell the two apart")
     # cache is left out: on the cpu workload it replays epoch 1's augmented elements, less work than the others do
     best = max((v for v in TF_DATA if v in cpu and v not in ("autotune", "cache")),
                key=lambda v: 1 / cpu[v]["median_s"])
