@@ -82,3 +82,18 @@ def test_a_balanced_first_model_is_kept():
     producer, step, measured = fake_device(0.06, 12.0, 2)
     result = cal.calibrate(producer, step, 2)
     assert result.unbalanced == [] and result.knobs["balanced"]["hidden_units"] == measured["step"][-1] == 3072
+
+
+def test_a_busy_machine_counts_as_one_core_for_the_calibration():
+    from tutorial_lib import workload
+
+    called = []
+
+    def speedup(value: float):
+        return lambda: called.append(value) or value
+
+    assert workload.cores_now(2, speedup(1.9)) == 2    # two threads ran nearly twice as fast: the cores are free
+    assert workload.cores_now(4, speedup(1.05)) == 1   # hardly faster: another process keeps the rest busy
+    assert workload.cores_now(1, speedup(1.0)) == 1 and called == [1.9, 1.05]  # one core: nothing to measure
+    busy = cal.step_floor_ms(0.25, workload.cores_now(2, speedup(1.0)))
+    assert busy == cal.step_floor_ms(0.25, 1) > cal.step_floor_ms(0.25, 2)  # the one-core margin, then

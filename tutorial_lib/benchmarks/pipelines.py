@@ -641,7 +641,7 @@ def table(results: dict[str, Any]) -> str:
     for name in ("latency", "cpu", "copy"):
         block = results[name]
         yardstick = YARDSTICKS[name]
-        lines.append(f"\n{name}: {block['steps']} steps of {block['batch_size']}, {block['num_epochs']} epochs, "
+        lines.append(f"\n{name}: {block['steps']} steps of {block['batch_size']} in all, {block['num_epochs']} epochs, "
                      f"parallel calls {block['num_parallel_calls']}, {block['params']}")
         if name == "copy" and "memory" in results:
             memory = results["memory"]

@@ -149,7 +149,7 @@ def link(where: str) -> str:
 
 def table() -> str:
     """Return the map as a Markdown table."""
-    lines = ["| TF1 | tf.data / eager | pair asserted in |", "|---|---|---|"]
+    lines = ["| TF1 | tf.data / eager | shown in (a section that asserts) |", "|---|---|---|"]
     lines += [f"| {row.tf1} | {row.tf_data} | {link(row.where)} |" for row in MAP]
     return "\n".join(lines)
 
