@@ -233,7 +233,7 @@ def throughput_namespace(trainer_share: float = 0.2, speedup: float = 1.4, cores
 
 def test_the_throughput_assertions_fail_when_the_trainer_still_does_the_work():
     run_cell(NB11, "69c710b1", throughput_namespace())  # the claim holds: passes
-    for false in (throughput_namespace(trainer_share=0.9), throughput_namespace(speedup=1.05)):
+    for false in (throughput_namespace(trainer_share=0.9), throughput_namespace(speedup=0.98)):
         with pytest.raises(AssertionError):
             run_cell(NB11, "69c710b1", false)
     run_cell(NB11, "69c710b1", throughput_namespace(speedup=0.9, cores=1))  # one core: asks less, and says so
@@ -270,7 +270,7 @@ def test_the_drill_assertions_fail_when_nothing_arrives_after_the_kill():
         "nothing arrived between the kill and the replacement": {"dynamic": {"after_kill": 0}},
         "only what the client held arrived after the kill": {"dynamic": {"after_kill": 3}},
         "the replacement did not produce the whole dataset again": {"parallel_epochs": {"after_kill": 300}},
-        "the client finished before the replacement listened": {"parallel_epochs": {"finished_s": 8.0}},
+        "the client finished before the replacement was launched": {"parallel_epochs": {"finished_s": 4.5}},
         "dynamic sharding delivered an element twice": {"dynamic": {"repeats": 1}},
     }
     for why, changes in false_runs.items():

@@ -5,8 +5,9 @@
 * `server` -- one server as a program (`python -m tutorial_lib.pipelines.service.server`);
 * `drill_client` -- a drill's reading client as a program.
 
-The servers have no authentication, and TensorFlow binds them to every IPv4 interface, 0.0.0.0 (it has no option to
-choose one; clients reach them at 127.0.0.1 here): use them on a trusted network only.
+The servers have no authentication, and TensorFlow binds them to 0.0.0.0, which gRPC opens as a wildcard: every
+interface, IPv6 too where the machine has it (there is no option to choose one; clients reach them at 127.0.0.1
+here): use them on a trusted network only.
 """
 
 from tutorial_lib.pipelines.service.cluster import (  # noqa: F401
