@@ -188,8 +188,10 @@ def test_every_library_figure_describes_its_data():
     for name, fig in figures.items():
         assert isinstance(fig, plots.DescribedFigure) and good_alt(fig.description), (name, fig.description)
     assert "curve 4: 6 points, 4 at 0, 3.4 at 1," in figures["curves"].description
-    assert "naive 1.00× (baseline; 80% waiting), ceiling 3.00× (baseline; 0% waiting), queue 2.00× (TF1 and " \
-           "AUTOTUNE; 30% waiting), prefetch 2.50× (tf.data; 10% waiting)" in figures["bench"].description  # as drawn
+    assert "naive 1.00× (baseline; 80% waiting), ceiling 3.00× (baseline; 0% waiting), queue 2.00× (TF1; 30% " \
+           "waiting), prefetch 2.50× (tf.data; 10% waiting)" in figures["bench"].description  # as drawn
+    assert [plots._bench_group(v) for v in ("autotune", "feed_dict", "parallel_map")] == [
+        "tf.data with AUTOTUNE", "TF1", "tf.data"]  # AUTOTUNE is tf.data, drawn apart (never asserted)
     assert "a 60%, input-bound; b 10%, moderately input-bound; c 1%, compute-bound" in figures["compare"].description
     assert "b: dashboard 10%, moderately input-bound; profiler 2%, compute-bound" in figures["agreement"].description
 

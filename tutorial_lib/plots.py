@@ -417,8 +417,8 @@ def show_pipeline_bench(results: dict) -> Figure:
         ax.axvline(1.0, color="black", lw=0.8)
         ax.set(title=f"{name} workload", xlabel="speedup over tf.data naive (median, same run)",
                xlim=(0, max(speedups) * 1.9))
-    fig.suptitle("Input pipelines compared (grey, dotted: baselines; vermillion, hatched: TF1 and AUTOTUNE; "
-                 "blue: tf.data)")
+    fig.suptitle("Input pipelines compared (grey, dotted: baselines; vermillion, hatched: TF1; blue: tf.data; "
+                 "sky blue, cross-hatched: tf.data with AUTOTUNE)")
     panels = "; ".join(f"{name} workload, top to bottom: " + ", ".join(
         _bench_bar(v, f) for v, f in results[name]["variants"].items()) for name in names)
     ends = "; ".join(_bench_extremes(name, results[name]["variants"]) for name in names)
@@ -426,7 +426,8 @@ def show_pipeline_bench(results: dict) -> Figure:
                           f"(naive, ceiling) per workload: {ends}",
                      f"Each variant's speedup over tf.data naive (median of the same "
                      f"run), one bar per variant in the table's order, its group told by colour and hatching "
-                     f"(baseline: grey, dotted; TF1 and AUTOTUNE: vermillion, hatched; tf.data: blue, plain) "
+                     f"(baseline: grey, dotted; TF1: vermillion, hatched; tf.data: blue, plain; tf.data with AUTOTUNE: "
+                     f"sky blue, cross-hatched) "
                      f"and written beside it with its ratio to the workload's yardstick and its share of time "
                      f"waiting for input. {panels}.")
 
@@ -446,14 +447,16 @@ def _bench_bar(variant: str, f: dict) -> str:
             f"{100 * f['input_bound_fraction']:.0f}% waiting)")
 
 
-BENCH_GROUPS = {"baseline": (GREY, ".."), "TF1 and AUTOTUNE": (OKABE_ITO["vermillion"], "//"),
-                "tf.data": (OKABE_ITO["blue"], "")}  # colour and hatch of each group of benchmark variants
+BENCH_GROUPS = {"baseline": (GREY, ".."), "TF1": (OKABE_ITO["vermillion"], "//"), "tf.data": (OKABE_ITO["blue"], ""),
+                "tf.data with AUTOTUNE": (OKABE_ITO["sky blue"], "xx")}  # colour and hatch of each group of variants
 
 
 def _bench_group(variant: str) -> str:
     if variant in ("ceiling", "naive"):
         return "baseline"
-    return "TF1 and AUTOTUNE" if variant in ("feed_dict", "autotune") or variant.startswith("queue") else "tf.data"
+    if variant == "autotune":
+        return "tf.data with AUTOTUNE"
+    return "TF1" if variant == "feed_dict" or variant.startswith("queue") else "tf.data"
 
 
 def show_drill(drills: dict[str, dict]) -> Figure:

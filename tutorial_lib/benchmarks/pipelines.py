@@ -10,10 +10,10 @@ Workloads:
 * `cpu` -- decode + augment the shipped digit records (fixed-length binary), then a dense two-layer step.
 * `copy` -- large uint8 arrays converted to float32: the cost is moving bytes.
 
-Variants: `feed_dict`; `queue_1/2/4` (QueueRunner threads); tf.data `naive` (no prefetch, autotuning off),
-`prefetch`, `parallel_map`, `parallel_interleave`, `cache`, `vectorized` (batch before map) -- each of the
-last four on top of prefetch, with a fixed thread count -- plus `autotune` (AUTOTUNE everywhere, never in
-an asserted comparison) and `ceiling` (the step alone, batches already in memory).
+Variants: `feed_dict`; `queue_1/2/4` (QueueRunner threads); tf.data `naive` (no prefetch, no map-and-batch
+fusion, autotuning off), `prefetch`, `parallel_map`, `parallel_interleave`, `cache`, `vectorized` (batch
+before map) -- each of the last four on top of prefetch, with a fixed thread count -- plus `autotune`
+(AUTOTUNE everywhere, never in an asserted comparison) and `ceiling` (the step alone, batches already in memory).
 """
 
 from __future__ import annotations
@@ -273,8 +273,10 @@ def _build_dataset(workload: Workload, variant: str) -> tf.data.Dataset:
     if variant == "cache":
         examples = examples.cache()
     batches = examples.repeat(w.num_epochs).batch(w.batch_size, drop_remainder=True)
-    if variant == "naive":
-        return _no_tuning(batches)
+    if variant == "naive":  # and no fused map-and-batch stage, which would make a batch ahead on a thread of its own
+        options = tf.data.Options()
+        options.experimental_optimization.map_and_batch_fusion = False
+        return _no_tuning(batches).with_options(options)
     if variant in ("prefetch", "parallel_map", "cache", "autotune"):
         return batches.prefetch(autotune if variant == "autotune" else 1)
     raise ValueError(f"unknown tf.data variant {variant!r}; choose from {TF_DATA}")

@@ -168,17 +168,17 @@ def distributed(dataset: tf.data.Dataset, target: str, processing_mode: Any, job
 
 
 def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3,
-               servers: Sequence[Server] = ()) -> dict[str, Any]:
+               servers: Sequence[Server] = (), skip: int = 0) -> dict[str, Any]:
     """Drain a fresh dataset `repeats` times; return the steady rate, the wait for the first element, and CPU time.
 
-    `elements_per_s` counts from the first element to the last (median over repeats): a new service job
-    first waits for the trainer to learn, at its next heartbeat, which workers serve it -- a start-up delay
-    reported separately as `first_element_s`, so that it does not blur the rate. `counts` lists how many
-    elements each repeat received. `cpu_ms_per_element` is the CPU time this process (the trainer) and
-    `servers` used from the first element to the last, per element after the first (median over repeats; Linux
-    only): unlike the rate, other load on the machine hardly changes it. `start_cpu_ms` is the CPU time up to the
-    first element (building and tracing the dataset, registering it and starting the job, the first element),
-    left out of the per-element cost.
+    A new service job first waits for the trainer to learn, at its next heartbeat, which workers serve it: that
+    start-up is reported apart, as `first_element_s` (the wait) and `start_cpu_ms` (the CPU time up to the first
+    element: building and tracing the dataset, registering it and starting the job, the first element, and
+    whatever was made ahead meanwhile). What was made ahead then arrives in a burst; `skip` elements after the
+    first are left out of the window as well, so that the burst can fall before it. Over the window (element
+    `skip` to the last), `elements_per_s` is the rate and `cpu_ms_per_element` the CPU time this process (the
+    trainer) and `servers` used per element (medians over repeats; CPU: Linux only): unlike the rate, other load
+    on the machine hardly changes it. `counts` lists how many elements each repeat received in all.
     """
     import statistics
 
@@ -189,22 +189,24 @@ def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3,
         return time.process_time(), sum(server.cpu_seconds() for server in servers)
 
     for _ in range(repeats):
-        before = at_first = cpu_now()
+        before = at_first = at_window = cpu_now()
         start = time.perf_counter()
-        first = last = start
+        first = window = last = start
         count = 0
         for _ in make_dataset():
             last = time.perf_counter()
             if count == 0:
                 first, at_first = last, cpu_now()
+            if count == skip:
+                window, at_window = last, cpu_now()
             count += 1
         after = cpu_now()
-        steady = max(count - 1, 1)
-        cpu["trainer"].append((after[0] - at_first[0]) * 1000 / steady)
-        cpu["servers"].append((after[1] - at_first[1]) * 1000 / steady)
+        steady = max(count - 1 - skip, 1)
+        cpu["trainer"].append((after[0] - at_window[0]) * 1000 / steady)
+        cpu["servers"].append((after[1] - at_window[1]) * 1000 / steady)
         cpu["start_trainer"].append((at_first[0] - before[0]) * 1000)
         cpu["start_servers"].append((at_first[1] - before[1]) * 1000)
-        rates.append((count - 1) / (last - first) if count > 1 and last > first else 0.0)
+        rates.append((count - 1 - skip) / (last - window) if count > skip + 1 and last > window else 0.0)
         firsts.append(first - start)
         counts.append(count)
     median = {key: statistics.median(values) for key, values in cpu.items()}
