@@ -115,7 +115,7 @@ def tf1_training_batches(files: Paths, batch_size: int, reader_threads: int, cap
     filename_queue = v1.train.string_input_producer([str(f) for f in files], shuffle=True, seed=seed)
     _, record = v1.FixedLengthRecordReader(record_bytes=record_bytes()).read(filename_queue)
     image, label = flat_image(record)
-    if producer_cost_ms > 0:  # per-example latency, like a slow disk or network read
+    if producer_cost_ms > 0:  # per-example latency after the read (the enqueue threads run it side by side)
         image = tf.reshape(v1.py_func(_sleep_ms(producer_cost_ms), [image], tf.float32, stateful=True), [784])
     return v1.train.batch([image, label], batch_size=batch_size, num_threads=reader_threads, capacity=capacity,
                           name="batch")
