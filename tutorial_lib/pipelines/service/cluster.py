@@ -38,6 +38,7 @@ class Server:
         self.process = subprocess.Popen(program, stdout=subprocess.PIPE, stderr=self.log, text=True,
                                         start_new_session=True)
         self.address = ""
+        self.listening_at: float | None = None  # the server's own time.monotonic() once it listened
 
     def wait_ready(self) -> Server:
         """Wait until the server prints its port (it has started listening); return self."""
@@ -50,7 +51,9 @@ class Server:
         while time.monotonic() < deadline:
             line = self.process.stdout.readline()
             if line.startswith("ready "):
-                return line.split()[1]
+                _, port, stamp = line.split()
+                self.listening_at = float(stamp)
+                return port
             if not line and self.process.poll() is not None:
                 break
         self.stop(kill=True)
@@ -242,7 +245,8 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
     (`finished_s`) with its own `time.monotonic()` when it receives them -- the system-wide monotonic clock on
     Linux, the same in every process -- so the times do not depend on when this process reads them. With
     `restart_after_s`, a thread starts a new worker at the killed one's address that many seconds after the kill
-    (a preempted machine coming back; `restart_launched_s`: launched, `restarted_s`: listening) while the client
+    (a preempted machine coming back; `restart_launched_s`: launched, `restarted_s`: listening, by the new server's
+    own clock, so that a delay in this process reading it does not move it) while the client
     keeps reading. The client is stopped, and reported as not finished, after `timeout_s` in all, or once
     nothing has arrived for `idle_timeout_s` after the kill (`idle_s`: how long it had then waited since the
     last element, or since the kill). Returns the values received (`seen`), those received after the kill, and
@@ -273,8 +277,7 @@ def fault_drill(cluster: Cluster, processing_mode: str, count: int, kill_after: 
         time.sleep(restart_after_s)
         result["restart_launched_s"] = time.monotonic() - start  # the new process is started ...
         try:
-            cluster.restart_worker(0)
-            result["restarted_s"] = time.monotonic() - start  # ... and now listens
+            result["restarted_s"] = cluster.restart_worker(0).listening_at - start  # ... and listened then
         except BaseException as error:  # re-raised by the drill once the client is stopped
             failures.append(error)
 

@@ -24,7 +24,8 @@ def exit_with_parent(parent: int) -> None:
 
 
 def serve(kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0, host: str = HOST) -> None:
-    """Run one tf.data service server in this process until it is stopped; print `ready PORT` once listening.
+    """Run one tf.data service server in this process until it is stopped; print `ready PORT TIME` once listening
+    (TIME: `time.monotonic()` then, the system-wide monotonic clock on Linux, which other processes read too).
 
     `kind` is "dispatcher" or "worker"; a worker registers with `dispatcher_address` and tells clients to
     reach it at `host` (on a real cluster: this machine's name as the trainers see it).
@@ -40,7 +41,7 @@ def serve(kind: str, dispatcher_address: str, timeout_ms: int, port: int = 0, ho
         bound = server._address.rsplit(":", 1)[1]
     else:
         raise ValueError(f"unknown server kind {kind!r}; choose 'dispatcher' or 'worker'")
-    print(f"ready {bound}", flush=True)
+    print(f"ready {bound} {time.monotonic()}", flush=True)
     try:
         while True:  # sleep, not server.join(): a sleeping main thread still answers Ctrl+C
             time.sleep(3600)
