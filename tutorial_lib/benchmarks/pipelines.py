@@ -550,7 +550,7 @@ def self_check(results: dict[str, Any]) -> list[Check]:
               "could not run (busy cores) or its thread pool has fewer threads than readers")
         ratio = results["map_cost"]["scalar"] / results["map_cost"][variant]
         check(f"cpu, pipeline alone: {variant} >= {PIPELINE_ALONE_MIN}x faster than sequential map",
-              ratio >= PIPELINE_ALONE_MIN, f"{ratio:.2f}x", False,
+              ratio >= PIPELINE_ALONE_MIN, f"{ratio:.3f}x", False,
               f"under {PIPELINE_ALONE_MIN}x a few timed rounds do not tell a gain from noise; a parallel stage can "
               "gain little on a map this cheap per element (tf.data's per-element bookkeeping stays sequential) on "
               f"{cores}, but this run does not separate why")
