@@ -551,9 +551,10 @@ def self_check(results: dict[str, Any]) -> list[Check]:
         ratio = results["map_cost"]["scalar"] / results["map_cost"][variant]
         check(f"cpu, pipeline alone: {variant} >= {PIPELINE_ALONE_MIN}x faster than sequential map",
               ratio >= PIPELINE_ALONE_MIN, f"{ratio:.3f}x", False,
-              f"under {PIPELINE_ALONE_MIN}x a few timed rounds do not tell a gain from noise; a parallel stage can "
-              "gain little on a map this cheap per element (tf.data's per-element bookkeeping stays sequential) on "
-              f"{cores}, but this run does not separate why")
+              ("slower than the sequential map here: the per-element figure holds opening the iterator and starting "
+               "the stage's threads, and a parallel stage adds hand-offs between threads" if ratio < 1 else
+               f"under {PIPELINE_ALONE_MIN}x a few timed rounds do not tell a gain from noise")
+              + f" (on {cores}); this run does not separate why")
     # cache is left out: on the cpu workload it replays epoch 1's augmented elements, less work than the others do
     best = max((v for v in TF_DATA if v in cpu and v not in ("autotune", "cache")),
                key=lambda v: 1 / cpu[v]["median_s"])
@@ -562,10 +563,11 @@ def self_check(results: dict[str, Any]) -> list[Check]:
           "the ceiling has no input work at all; a tf.data variant runs its input threads beside the step on "
           f"{cores}, so reaching the ceiling may need a core to spare; and each run's start-up (its iterator and "
           "threads, a first batch that nothing overlaps) is inside its clock, which in a short run weighs too")
-    close = cpu["parallel_map"]["median_s"] / cpu["autotune"]["median_s"]
-    check("cpu: AUTOTUNE within 1.25x of the hand-tuned parallel map", close >= 1 / 1.25,
-          f"autotune runs at {close:.2f}x the hand-tuned speed", False,
-          "AUTOTUNE picks its thread counts from its own measurements during the run; never asserted")
+    if "autotune" in lat:  # the latency workload, where the hand-tuned map is far ahead of naive (a reference)
+        close = lat["parallel_map"]["median_s"] / lat["autotune"]["median_s"]
+        check("latency: AUTOTUNE within 1.25x of the hand-tuned parallel map", close >= 1 / 1.25,
+              f"autotune runs at {close:.2f}x the hand-tuned speed", False,
+              "AUTOTUNE picks its thread counts from its own measurements during the run; never asserted")
     if "copy" in results and "memory" in results:
         copy = results["copy"]["variants"]
         best = max((v for v in TF_DATA if v in copy), key=lambda v: 1 / copy[v]["median_s"])
