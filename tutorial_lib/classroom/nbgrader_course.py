@@ -5,7 +5,7 @@ autograde the exercises (`make nbgrader`; the hub guide is docs/instructors/hub.
 and `OUT_DIR/nbgrader_config.py` (course id, gradebook `OUT_DIR/gradebook.db`, a 300 s cell timeout).
 
 One assignment per notebook that has exercises, named after the notebook's stem (`02_reading_files`): each
-notebook is one lesson and runs on its own, top to bottom, in under 90 s on a 2-core CPU, so autograding one
+notebook is one lesson and runs on its own, top to bottom, in about 2 minutes at most on 2 cores, so autograding one
 assignment executes exactly one notebook, in a fresh kernel, in nbgrader's `autograded/<student>/<assignment>/`
 folder. That works because the notebooks find `data/` through `tutorial_lib` (the editable install), not
 through their working directory; what they write (`scratch/`) lands beside the graded copy.
@@ -72,7 +72,7 @@ c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.root = HERE
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, "gradebook.db")
 # The notebooks find data/ through tutorial_lib (installed with `pip install -e`), so they run in any folder,
-# including nbgrader's autograded/<student>/<assignment>/. Each notebook runs in under 90 s; no cell is near this.
+# including nbgrader's autograded/<student>/<assignment>/. The slowest notebook (11) runs in about 2 minutes.
 c.Execute.timeout = {timeout}
 c.ExecutePreprocessor.timeout = {timeout}
 # The released answer cell keeps the stub's definitions and must not raise: the test cell after it says

@@ -20,7 +20,7 @@ from tutorial_lib.classroom.course import GUIDE_DIR, NOTEBOOK_DIR, NOTEBOOK_GLOB
 DEFAULT_RATES = {
     "prose_words_per_minute": 120,  # careful reading of technical prose, to learn it
     "code_lines_per_minute": 10,  # reading a code cell and its output closely enough to predict it
-    "run_minutes": 1.5,  # every notebook runs top to bottom in under 90 s (the course's budget)
+    "run_minutes": 1.5,  # the course's budget per notebook, 90 s on 2 cores (11 takes longer: measured-claims.md)
     "exercise_minutes": 3,  # reading a checker's feedback, trying again: per exercise
     "exercise_minutes_per_line": 1.5,  # writing the answer: per line of the reference solution
 }
