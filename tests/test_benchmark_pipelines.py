@@ -152,6 +152,11 @@ def test_self_check_passes_and_fails_on_the_right_numbers():
     assert not broken["latency: parallel_map"].holds  # 1.10 / 0.95 = 1.16 < 1.3
     assert broken["latency: parallel_interleave"].holds  # 1.10 / 0.42 = 2.6
     assert not broken["cpu: best tf.data variant"].holds  # 0.55 / 0.70 = 0.79: informational
+    threaded_best = checks_of(fake_results(cpu__ceiling=0.50))["cpu: best tf.data variant"]  # prefetch, 0.83
+    assert not threaded_best.holds and "beside the step" in threaded_best.why  # its input threads overlap the step
+    naive_best = checks_of(fake_results(cpu__naive=0.58, cpu__ceiling=0.50))["cpu: best tf.data variant"]
+    assert not naive_best.holds and "naive overlaps nothing" in naive_best.why  # 0.50 / 0.58 = 0.86: naive's input
+    assert "threads" not in naive_best.why  # is serial, so the reason is not a core its threads lacked
     assert not broken["latency: AUTOTUNE within"].holds  # parallel_map 0.95 / autotune 1.30 = 0.73: informational
 
     assert not pipebench.must_hold(list(broken.values()))
