@@ -89,7 +89,7 @@ def test_the_panel_shows_utilisation_memory_and_the_wait_on_a_fake_gpu():
             m.record_step(0.003, 0.001, 1)  # 75% waiting
     panel = live.gpu.value
     assert "NVIDIA H100 80GB HBM3" in panel and "memory 1,234 / 81,559 MiB" in panel
-    assert "the GPU waits for input 75% of the time" in panel
+    assert "the GPU waits for input 75% of step time" in panel
     times, utilization, memory = m.gpu_history()
     assert len(times) >= 5 and set(memory) == {1234.0}
     assert min(utilization) >= 0.20 and max(utilization) <= 0.29

@@ -171,7 +171,7 @@ def gpu_text(monitor: Monitor, reading: Any, wait_fraction: float) -> str:
         return f"<b>{html.escape(monitor.gpu_note)}</b>: waiting for the first reading..."
     return (f"<b>{html.escape(monitor.gpu_note)}</b>: utilisation {100 * reading.utilization:.0f}% &middot; memory "
             f"{reading.memory_used_mib:,.0f} / {reading.memory_total_mib:,.0f} MiB &middot; "
-            f"the GPU waits for input {100 * wait_fraction:.0f}% of the time")
+            f"the GPU waits for input {100 * wait_fraction:.0f}% of step time")
 
 
 def _short(name: str, width: int = 22) -> str:
@@ -216,7 +216,7 @@ def run_figure(monitor: Monitor, title: str = "") -> Figure:
         axes[2].plot(gpu_times, 100 * np.asarray(utilization), color=SERIES[0])
         axes[2].set(xlabel="seconds", ylabel="GPU utilisation %", ylim=(-5, 105),
                     title=f"{monitor.gpu_note}: the GPU waits for input {100 * snapshot.wait_fraction:.0f}% "
-                          "of the time")
+                          "of step time")
     for k, (name, values) in enumerate(fractions.items()):
         top.plot(times, values, label=_short(name, 40), color=SERIES[k % len(SERIES)],
                  ls=LINE_STYLES[k % len(LINE_STYLES)])

@@ -4,7 +4,9 @@
 or `None` and the reason (no GPU, no NVIDIA driver, ...): the panel then says so and nothing fails. The Monitor's
 sampler thread reads the probe with the queues. NVML's utilisation is the share of its last sample period
 (1/6 s to 1 s, depending on the GPU) during which a kernel ran; the dashboard's "the GPU waits for input X% of
-the time" is the training loop's own wait share, since no step runs on the GPU while the loop waits for a batch.
+step time" is the training loop's own wait share (of its steps' waiting plus computing), since no step runs on the
+GPU while the loop waits for a batch; it is a lower bound on the GPU's idle share, which also holds the time between
+steps.
 Tests pass a fake NVML module (`nvml=`) to run this code on a machine without a GPU.
 """
 
