@@ -559,14 +559,14 @@ def self_check(results: dict[str, Any]) -> list[Check]:
     best = max((v for v in TF_DATA if v in cpu and v not in ("autotune", "cache")),
                key=lambda v: 1 / cpu[v]["median_s"])
     share = cpu["ceiling"]["median_s"] / cpu[best]["median_s"]
-    overlap = ("naive overlaps nothing: its input runs before each step, in the step's own thread, and adds to "
-               "the step's time" if best == "naive" else
-               f"a tf.data variant runs its input threads beside the step on {cores}, so reaching the ceiling may "
-               "need a core to spare")
+    overlap, start_up = (
+        ("naive overlaps nothing: its input runs before each step, in the step's own thread, and adds to the step's "
+         "time", "opening its iterator") if best == "naive" else
+        (f"a tf.data variant runs its input threads beside the step on {cores}, so reaching the ceiling may need a "
+         "core to spare", "its iterator and threads, a first batch that nothing overlaps"))
     check("cpu: best tf.data variant >= 0.9 of the ceiling", share >= 0.9, f"{best}: {share:.2f}", False,
-          f"the ceiling has no input work at all; {overlap}; and each run's start-up ("
-          + ("opening its iterator" if best == "naive" else "its iterator and threads, a first batch that nothing "
-             "overlaps") + ") is inside its clock, which in a short run weighs too")
+          f"the ceiling has no input work at all; {overlap}; and each run's start-up ({start_up}) is inside its "
+          "clock, which in a short run weighs too")
     if "autotune" in lat:  # the latency workload, where the hand-tuned map is far ahead of naive (a reference)
         close = lat["parallel_map"]["median_s"] / lat["autotune"]["median_s"]
         check("latency: AUTOTUNE within 1.25x of the hand-tuned parallel map", close >= 1 / 1.25,

@@ -123,8 +123,8 @@ def calibrate(measure_producer: Callable[[int, float], float], measure_step: Cal
             remeasured = True
             per_example = max(per_example, measure_producer(1, 0.0) / BATCH_SIZE)
             floor = step_floor_ms(per_example)
-            if max(steps.values()) < floor and len(steps) < len(CANDIDATE_HIDDEN):
-                continue  # measure bigger models
+            if max(steps.values()) < floor:
+                continue  # measure bigger models (none left: the loop above adds none, and this runs once)
         chosen, reachable = plan(per_example, steps, cores, unbalanced)
         balanced = chosen["balanced"]
         step = steps[balanced["hidden_units"]]
