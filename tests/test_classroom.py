@@ -131,6 +131,21 @@ def test_study_time_adds_reading_run_and_exercises_at_the_stated_rates(tmp_path)
         classroom.source(classroom.read(tmp_path / "01_x.ipynb").cells[0])
 
 
+def test_a_recorded_run_longer_than_the_budget_is_the_run_time(tmp_path):
+    # The Overview's "running" part: the 1.5-minute budget, or the run that made the stored outputs if longer.
+    from tutorial_lib.classroom import study_time as st
+
+    cells = [nbformat.v4.new_markdown_cell("**Time:** about 99 minutes.\n\n" + "word " * 240)]
+    for seconds, minutes in ((None, 1.5), (40.0, 1.5), (90.0, 1.5), (90.1, 1.6), (101.4, 1.7), (True, 1.5)):
+        notebook = nbformat.v4.new_notebook(cells=cells)
+        if seconds is not None:
+            notebook.metadata["tutorial"] = {st.RUN_SECONDS_KEY: seconds}
+        nbformat.write(notebook, tmp_path / "01_x.ipynb")
+        estimate = st.study_time(tmp_path / "01_x.ipynb")
+        assert estimate.run_minutes == minutes, seconds
+        assert f"running {minutes:g}, together {2 + minutes:.1f}" in st.time_line(estimate)
+
+
 def test_study_rates_are_overridden_in_one_file_and_bad_values_are_named(tmp_path):
     from tutorial_lib.classroom import study_time
 

@@ -81,3 +81,45 @@ def test_repeat_report_says_when_a_cell_prints_a_different_number_of_values():
     runs.add(_executed("lost 1 and 2\n"), 1.0)
     assert runs.spreads()[0].startswith("(the number of values printed varies between runs)")
     assert "no cell raised in any of the 2 runs" in runs.report()
+
+
+def _exercise(verdict):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    notebook = new_notebook(cells=[new_code_cell("answer = 1", metadata={"tags": ["solution"]}),
+                                   new_markdown_cell("Check it:"), new_code_cell("exercises.check_x(answer)")])
+    notebook.cells[2].outputs = [new_output("stream", name="stdout", text=verdict)]
+    return nbformat.from_dict(notebook)
+
+
+def test_a_checker_that_refuses_the_reference_counts_as_a_failed_run():
+    # A checker prints its verdict instead of raising: without this, a run whose reference failed looked clean.
+    from tutorial_lib.classroom.execute import Repeats, refused_references
+
+    refused = _exercise("❌ Exercise 3 (x): not yet -- expected less than 5%, got 14.0%.\n   Hint: threads\n")
+    assert refused_references(refused) == [(2, "checker refused the reference: ❌ Exercise 3 (x): not yet -- "
+                                                "expected less than 5%, got 14.0%.")]
+    assert refused_references(_exercise("✅ Exercise 3 (x): passed\n")) == []
+    runs = Repeats("x.ipynb")
+    runs.add(refused, 1.0)
+    assert "FAILED in 1 of 1 runs: cell 2: checker refused the reference" in runs.report()
+
+
+def test_executing_in_place_does_not_save_a_notebook_whose_reference_was_refused(tmp_path, monkeypatch):
+    import nbformat
+
+    from tutorial_lib.classroom import execute
+
+    path = tmp_path / "x.ipynb"
+    nbformat.write(_exercise(""), path)
+    before = path.read_text()
+
+    def run(notebook, *_):
+        notebook.cells[2].outputs = _exercise("❌ Exercise 1 (x): not yet\n").cells[2].outputs
+        return 1.0
+
+    monkeypatch.setattr(execute, "_run", run)
+    with pytest.raises(RuntimeError, match="x.ipynb not saved: a checker refused the reference solution: cell 2"):
+        execute.execute(path)
+    assert path.read_text() == before

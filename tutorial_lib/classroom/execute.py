@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutorial_lib.classroom.course import notebook_paths
+from tutorial_lib.classroom.study_time import RUN_SECONDS_KEY
 
 CELL_TIMEOUT_S = 300
 BUDGET_S = 90.0
@@ -61,11 +62,22 @@ def _run(notebook, path: Path, allow_errors: bool, kernel_name: str) -> float:
 
 
 def execute(path: Path, kernel_name: str = "python3") -> float:
-    """Run one notebook in a fresh kernel with its folder as working directory; save outputs; return seconds."""
+    """Run one notebook in a fresh kernel with its folder as working directory; save outputs; return seconds.
+
+    The seconds are saved in the notebook's metadata too: its Overview's run time (`study_time`) reads them.
+
+    A checker prints its verdict rather than raising, so a reference solution that its checker refused would not
+    stop the run: such a notebook is not saved (RuntimeError naming the cells).
+    """
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
     elapsed = _run(notebook, path, False, kernel_name)
+    refused = refused_references(notebook)
+    if refused:
+        raise RuntimeError(f"{path.name} not saved: a checker refused the reference solution: "
+                           + "; ".join(f"cell {index}: {message}" for index, message in refused))
+    notebook.metadata.setdefault("tutorial", {})[RUN_SECONDS_KEY] = round(elapsed, 1)  # its Overview's run time
     nbformat.write(notebook, path)
     return elapsed
 
@@ -98,6 +110,20 @@ def errors(notebook) -> list[tuple[int, str]]:
     return found
 
 
+def refused_references(notebook) -> list[tuple[int, str]]:
+    """Return (checker cell index, its first line) for every checker that refused the solution cell before it."""
+    cells = notebook.cells
+    found = []
+    for index, cell in enumerate(cells):
+        if "solution" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        checker = next((i for i in range(index + 1, len(cells)) if cells[i].cell_type == "code"), None)
+        if checker is not None and "❌" in output_text(cells[checker]):
+            first = next(line for line in output_text(cells[checker]).splitlines() if "❌" in line)
+            found.append((checker, f"checker refused the reference: {first.strip()}"))
+    return found
+
+
 @dataclass
 class Repeats:
     """What N executions of one notebook printed and raised."""
@@ -110,7 +136,7 @@ class Repeats:
     def add(self, notebook, seconds: float) -> None:
         """Record one execution."""
         self.seconds.append(seconds)
-        for failure in errors(notebook):
+        for failure in errors(notebook) + refused_references(notebook):
             self.failures[failure] = self.failures.get(failure, 0) + 1
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type == "code" and is_ignored(cell):
