@@ -184,7 +184,7 @@ def repeat(path: Path, times: int, kernel_name: str = "python3", progress=print)
         seconds = _run(notebook, path, True, kernel_name)
         result.add(notebook, seconds)
         progress(f"  {path.name} run {run + 1}/{times}: {seconds:.1f} s, "
-                 f"{len(errors(notebook))} cell(s) raised")
+                 f"{len(errors(notebook))} cell(s) raised, {len(refused_references(notebook))} reference(s) refused")
     return result
 
 

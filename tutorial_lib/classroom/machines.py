@@ -111,7 +111,7 @@ def run(names: list[str], settings: list[str], times: int = 1, progress=print,
     import nbformat
 
     from tutorial_lib.classroom.course import notebook_paths
-    from tutorial_lib.classroom.execute import _run, errors
+    from tutorial_lib.classroom.execute import _run, errors, refused_references
 
     results = []
     for setting in settings:
@@ -120,7 +120,8 @@ def run(names: list[str], settings: list[str], times: int = 1, progress=print,
                 for attempt in range(times):
                     notebook = nbformat.read(path, as_version=4)
                     seconds = _run(notebook, path, True, "python3")
-                    results.append(Cell(path.stem, setting, seconds, errors(notebook)))
+                    # a checker that refused its reference prints, not raises: it counts as a cell raised here
+                    results.append(Cell(path.stem, setting, seconds, errors(notebook) + refused_references(notebook)))
                     if spreads is not None:
                         spreads.setdefault((path.stem, setting), Repeats(f"{path.name} ({setting})")).add(
                             notebook, seconds)
