@@ -290,6 +290,11 @@ def test_the_drill_assertions_fail_when_nothing_arrives_after_the_kill():
                                                                                   strict=True)]
     with pytest.raises(AssertionError):
         run_cell(NB11, "6a9c61e7", resumed)
+    drained = drill_namespace()  # a stall, then everything at once: a buffer drained, not a survivor producing
+    run = drained["drills"]["dynamic"]
+    run["times"] = run["times"][:40] + [6.0 + 0.001 * i for i in range(60)] + run["times"][100:]
+    with pytest.raises(AssertionError):
+        run_cell(NB11, "6a9c61e7", drained)
     short = drill_namespace()  # the survivor's copy stopped short: 11 fewer between the kill and the replacement
     run = short["drills"]["parallel_epochs"]
     run["seen"], run["times"] = run["seen"][:40] + run["seen"][51:], run["times"][:40] + run["times"][51:]
