@@ -246,6 +246,20 @@ def test_the_throughput_assertions_fail_when_the_trainer_still_does_the_work():
     run_cell(NB11, "69c710b1", throughput_namespace(speedup=0.9, cores=1))  # one core: asks less, and says so
 
 
+def test_the_address_assertions_fail_when_both_reads_use_one_name():
+    def namespace(target: str, data: list[int]) -> dict:
+        fake_tf = SimpleNamespace(data=SimpleNamespace(Dataset=SimpleNamespace(range=lambda n: list(range(n)))))
+        service = SimpleNamespace(HOST="127.0.0.1", distributed=lambda dataset, dispatcher, mode: list(data))
+        return {"tf": fake_tf, "service": service, "SP": SimpleNamespace(DYNAMIC="dynamic"),
+                "cluster": SimpleNamespace(target=target)}
+
+    run_cell(NB11, "a9d16c62", namespace("grpc://127.0.0.1:5050", list(range(10))))  # two names, the same data
+    for false in (namespace("grpc://10.0.0.5:5050", list(range(10))),  # no 127.0.0.1 to swap: one name read twice
+                  namespace("grpc://127.0.0.1:5050", list(range(9)))):  # the data differs
+        with pytest.raises(AssertionError):
+            run_cell(NB11, "a9d16c62", false)
+
+
 def test_the_shared_job_assertion_fails_for_two_jobs():
     run_cell(NB11, "829c897b", {"taken": [[0, 1, 2, 4, 6, 7], [3, 5]]})
     with pytest.raises(AssertionError):  # two jobs, not one: each reader received everything
