@@ -225,14 +225,14 @@ NB11 = "11_scaling_out.ipynb"
 
 
 def throughput_namespace(trainer_share: float = 0.2, speedup: float = 1.4, cores: int = 2, ahead: float = 9.0,
-                         servers_ms: float = 10.5) -> dict:
+                         servers_ms: float = 10.5, free_servers_ms: float = 2.0) -> dict:
     """The names the throughput assertions read: local 10 ms of CPU per element, through one worker the servers
-    `servers_ms` and the trainer `trainer_share` of the local cost; at most `ahead` elements made ahead by the first
-    one."""
+    `servers_ms` and the trainer `trainer_share` of the local cost, the same job with a free map `free_servers_ms`
+    on the servers; at most `ahead` elements made ahead by the first one."""
     rates = {name: {"counts": [120, 120]} for name in ("0 workers (local)", "1 worker", "2 workers")}
     return {"rates": rates, "N": 120, "SKIP": 30, "ahead": {name: ahead for name in rates}, "local_cpu": 10.0,
             "one_cpu": {"servers": servers_ms, "trainer": 10.0 * trainer_share}, "speedup": speedup,
-            "workload": SimpleNamespace(cores=lambda: cores)}
+            "free_cpu": {"servers": free_servers_ms, "trainer": 1.0}, "workload": SimpleNamespace(cores=lambda: cores)}
 
 
 def test_the_throughput_assertions_fail_when_the_trainer_still_does_the_work():
@@ -240,6 +240,8 @@ def test_the_throughput_assertions_fail_when_the_trainer_still_does_the_work():
     run_cell(NB11, "69c710b1", throughput_namespace(servers_ms=18.0))  # the servers' extra is not bounded above
     for false in (throughput_namespace(trainer_share=0.9), throughput_namespace(speedup=0.98),
                   throughput_namespace(servers_ms=1.0),  # the servers only pass elements on: the work is not there
+                  # the servers' CPU is the service's own (7 ms, as the free-map control shows), not the map's
+                  throughput_namespace(servers_ms=9.0, free_servers_ms=7.0),
                   throughput_namespace(ahead=31.0)):  # the burst of what was made ahead may reach into the window
         with pytest.raises(AssertionError):
             run_cell(NB11, "69c710b1", false)

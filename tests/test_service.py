@@ -35,6 +35,9 @@ def test_busy_range_yields_its_indices_and_throughput_counts_them(cluster):
                               servers=cluster.servers)
     assert rate["counts"] == [20, 20] and rate["elements_per_s"] > 0 and rate["first_element_s"] >= 0
     assert rate["cpu_ms_per_element"]["trainer"] > 0 and rate["cpu_ms_per_element"]["servers"] > 0
+    each = rate["cpu_ms_per_element_repeats"]  # every repeat's, whose medians are the figures above
+    assert len(each["trainer"]) == len(each["servers"]) == 2
+    assert rate["cpu_ms_per_element"]["servers"] == pytest.approx(sum(each["servers"]) / 2)
     assert rate["start_cpu_ms"]["trainer"] > 0 and rate["start_cpu_ms"]["servers"] >= 0  # kept apart
     windowed = service.throughput(lambda: tf.data.Dataset.range(10), 2, skip=4)  # counts every element, times 5
     assert windowed["counts"] == [10, 10] and windowed["elements_per_s"] > 0

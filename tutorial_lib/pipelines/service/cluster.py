@@ -181,7 +181,8 @@ def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3,
     first are left out of the window as well, so that the burst can fall before it. Over the window (element
     `skip` to the last), `elements_per_s` is the rate and `cpu_ms_per_element` the CPU time this process (the
     trainer) and `servers` used per element (medians over repeats; CPU: Linux only): unlike the rate, other load
-    on the machine hardly changes it. `counts` lists how many elements each repeat received in all.
+    on the machine hardly changes it; `cpu_ms_per_element_repeats` gives each repeat's. `counts` lists how many
+    elements each repeat received in all.
     """
     import statistics
 
@@ -216,6 +217,7 @@ def throughput(make_dataset: Callable[[], tf.data.Dataset], repeats: int = 3,
     return {"elements_per_s": statistics.median(rates), "rates": rates, "counts": counts,
             "first_element_s": statistics.median(firsts),
             "cpu_ms_per_element": {"trainer": median["trainer"], "servers": median["servers"]},
+            "cpu_ms_per_element_repeats": {"trainer": cpu["trainer"], "servers": cpu["servers"]},
             "start_cpu_ms": {"trainer": median["start_trainer"], "servers": median["start_servers"]}}
 
 
