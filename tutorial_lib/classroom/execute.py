@@ -118,10 +118,16 @@ def refused_references(notebook) -> list[tuple[int, str]]:
         if "solution" not in cell.get("metadata", {}).get("tags", []):
             continue
         checker = next((i for i in range(index + 1, len(cells)) if cells[i].cell_type == "code"), None)
-        if checker is not None and "❌" in output_text(cells[checker]):
-            first = next(line for line in output_text(cells[checker]).splitlines() if "❌" in line)
-            found.append((checker, f"checker refused the reference: {first.strip()}"))
+        text = "" if checker is None else output_text(cells[checker])
+        refusals = [line for line in text.splitlines() if "❌" in line]
+        if refusals:
+            found.append((checker, f"checker refused the reference: {refusals[0].strip()}"))
     return found
+
+
+def failures(notebook) -> list[tuple[int, str]]:
+    """Return every cell that raised and every checker that refused its reference: what makes a run fail."""
+    return errors(notebook) + refused_references(notebook)
 
 
 @dataclass
@@ -136,7 +142,7 @@ class Repeats:
     def add(self, notebook, seconds: float) -> None:
         """Record one execution."""
         self.seconds.append(seconds)
-        for failure in errors(notebook) + refused_references(notebook):
+        for failure in failures(notebook):
             self.failures[failure] = self.failures.get(failure, 0) + 1
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type == "code" and is_ignored(cell):

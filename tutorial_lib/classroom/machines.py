@@ -111,7 +111,7 @@ def run(names: list[str], settings: list[str], times: int = 1, progress=print,
     import nbformat
 
     from tutorial_lib.classroom.course import notebook_paths
-    from tutorial_lib.classroom.execute import _run, errors, refused_references
+    from tutorial_lib.classroom.execute import _run, failures
 
     results = []
     for setting in settings:
@@ -121,7 +121,7 @@ def run(names: list[str], settings: list[str], times: int = 1, progress=print,
                     notebook = nbformat.read(path, as_version=4)
                     seconds = _run(notebook, path, True, "python3")
                     # a checker that refused its reference prints, not raises: it counts as a cell raised here
-                    results.append(Cell(path.stem, setting, seconds, errors(notebook) + refused_references(notebook)))
+                    results.append(Cell(path.stem, setting, seconds, failures(notebook)))
                     if spreads is not None:
                         spreads.setdefault((path.stem, setting), Repeats(f"{path.name} ({setting})")).add(
                             notebook, seconds)
